@@ -1,0 +1,35 @@
+// One bundled file starts faster than hundreds of resolved modules, and the
+// production define keeps React's development reconciler (which records a
+// performance mark per render and grows without bound) out of long sessions.
+import {build} from 'esbuild';
+import {chmod, readFile} from 'node:fs/promises';
+
+const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+
+await build({
+  entryPoints: ['source/cli.tsx'],
+  outfile: 'dist/cli.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  jsx: 'automatic',
+  minify: false,
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  define: {
+    'process.env.NODE_ENV': '"production"',
+    NIB_VERSION: JSON.stringify(pkg.version),
+  },
+  // ink loads the devtools bridge only when DEV=true; it is an optional peer we do not ship.
+  external: ['react-devtools-core'],
+  banner: {
+    js: [
+      '#!/usr/bin/env node',
+      "import {createRequire as __nibCreateRequire} from 'node:module';",
+      'const require = __nibCreateRequire(import.meta.url);',
+    ].join('\n'),
+  },
+});
+await chmod('dist/cli.js', 0o755);

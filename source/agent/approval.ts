@@ -1,0 +1,49 @@
+import type {ToolKind} from '../tools/types.js';
+
+/**
+ * ask:       write and exec ask.
+ * auto-edit: writes inside the workspace run; exec asks.
+ * yolo:      nothing asks, except writes outside the workspace.
+ * plan:      only read tools are offered to the model.
+ */
+export const APPROVAL_MODES = ['ask', 'auto-edit', 'yolo', 'plan'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+export type Verdict = 'run' | 'ask' | 'refuse';
+
+/**
+ * Whether a call runs, asks the person, or is refused. Pure: everything it depends on is passed.
+ * `canAsk` is false in print mode, where nobody is there to answer, so "ask" becomes "refuse".
+ */
+export function judgeCall(input: {
+  kind: ToolKind;
+  mode: ApprovalMode;
+  outside: boolean;
+  alwaysAllowed: boolean;
+  canAsk: boolean;
+}): Verdict {
+  const verdict = judge(input);
+  return verdict === 'ask' && !input.canAsk ? 'refuse' : verdict;
+}
+
+function judge({kind, mode, outside, alwaysAllowed}: {
+  kind: ToolKind;
+  mode: ApprovalMode;
+  outside: boolean;
+  alwaysAllowed: boolean;
+}): Verdict {
+  if (mode === 'plan' && kind !== 'read') return 'refuse';
+  // Writing outside the workspace is never covered by a mode or by "always"; reading or running
+  // outside is covered by yolo only.
+  if (outside) return kind !== 'write' && mode === 'yolo' ? 'run' : 'ask';
+  if (kind === 'read') return 'run';
+  if (alwaysAllowed) return 'run';
+  if (mode === 'yolo') return 'run';
+  if (mode === 'auto-edit' && kind === 'write') return 'run';
+  return 'ask';
+}
+
+export function nextMode(mode: ApprovalMode): ApprovalMode {
+  const index = APPROVAL_MODES.indexOf(mode);
+  return APPROVAL_MODES[(index + 1) % APPROVAL_MODES.length]!;
+}

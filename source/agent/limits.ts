@@ -1,0 +1,26 @@
+/** Every bound nib enforces, in one place, so a reviewer can see them all at once. */
+export const LIMITS = {
+  /** Model round trips in one user turn before nib stops and says so. */
+  maxRounds: 50,
+  /** read: lines and bytes returned per call, and the longest line kept. */
+  readMaxLines: 2000,
+  readMaxBytes: 256 * 1024,
+  readMaxLineChars: 2000,
+  /** write/edit: largest file content nib will write. */
+  writeMaxBytes: 1024 * 1024,
+  /** bash: default and largest timeout, and the grace between SIGTERM and SIGKILL. */
+  bashDefaultTimeoutMs: 120_000,
+  bashMaxTimeoutMs: 600_000,
+  bashKillGraceMs: 2_000,
+  /** bash: output kept for the model, head and tail. */
+  bashHeadBytes: 8 * 1024,
+  bashTailBytes: 24 * 1024,
+  /** grep/list: results returned and longest line. */
+  grepMaxResults: 100,
+  grepMaxLineChars: 500,
+  listMaxEntries: 500,
+  /** provider: silence on an open stream before nib gives up. */
+  idleTimeoutMs: 120_000,
+  /** provider: attempts before the first token (1 + retries). */
+  maxAttempts: 5,
+} as const;

@@ -1,0 +1,128 @@
+import {z} from 'zod';
+
+/**
+ * The conversation as nib keeps it. Tool-call `arguments` stay the raw string the model sent:
+ * only the tool that runs them parses them, so a malformed call can be answered, not lost.
+ */
+export const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const MessageSchema = z.discriminatedUnion('type', [
+  z.object({type: z.literal('system'), content: z.string()}),
+  z.object({type: z.literal('user'), content: z.string()}),
+  z.object({
+    type: z.literal('assistant-text'),
+    content: z.string(),
+    reasoning: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('assistant-tool-calls'),
+    /** Text the model said before calling tools (the wire allows both in one message). */
+    content: z.string().optional(),
+    reasoning: z.string().optional(),
+    toolCalls: z.array(ToolCallSchema).min(1),
+  }),
+  z.object({
+    type: z.literal('tool-result'),
+    toolCallId: z.string(),
+    content: z.string(),
+    isError: z.boolean().optional(),
+  }),
+]);
+export type Message = z.infer<typeof MessageSchema>;
+
+/** Chat Completions wire shape of one message (the subset nib sends and reads). */
+export type WireMessage =
+  | {role: 'system'; content: string}
+  | {role: 'user'; content: string}
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: Array<{id: string; type: 'function'; function: {name: string; arguments: string}}>;
+    }
+  | {role: 'tool'; tool_call_id: string; content: string};
+
+export function toWire(message: Message): WireMessage {
+  switch (message.type) {
+    case 'system':
+      return {role: 'system', content: message.content};
+    case 'user':
+      return {role: 'user', content: message.content};
+    case 'assistant-text':
+      return {role: 'assistant', content: message.content};
+    case 'assistant-tool-calls':
+      return {
+        role: 'assistant',
+        // Some servers reject an empty string next to tool_calls; null is what OpenAI sends.
+        content: message.content ? message.content : null,
+        tool_calls: message.toolCalls.map(call => ({
+          id: call.id,
+          type: 'function',
+          function: {name: call.name, arguments: call.arguments},
+        })),
+      };
+    case 'tool-result':
+      return {role: 'tool', tool_call_id: message.toolCallId, content: message.content};
+  }
+}
+
+/** Parses a wire message back; throws a ZodError when it is not one nib can represent. */
+export function fromWire(wire: unknown): Message {
+  const parsed = WireSchema.parse(wire);
+  switch (parsed.role) {
+    case 'system':
+    case 'user':
+      return {type: parsed.role, content: textOf(parsed.content)};
+    case 'tool':
+      return {type: 'tool-result', toolCallId: parsed.tool_call_id, content: textOf(parsed.content)};
+    case 'assistant': {
+      const content = textOf(parsed.content ?? '');
+      if (parsed.tool_calls && parsed.tool_calls.length > 0) {
+        return {
+          type: 'assistant-tool-calls',
+          ...(content ? {content} : {}),
+          toolCalls: parsed.tool_calls.map(call => ({
+            id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments,
+          })),
+        };
+      }
+      return {type: 'assistant-text', content};
+    }
+  }
+}
+
+const WireContent = z.union([z.string(), z.array(z.object({type: z.string(), text: z.string().optional()}))]);
+function textOf(content: z.infer<typeof WireContent>): string {
+  return typeof content === 'string' ? content : content.map(part => part.text ?? '').join('');
+}
+
+const WireSchema = z.discriminatedUnion('role', [
+  z.object({role: z.literal('system'), content: WireContent}),
+  z.object({role: z.literal('user'), content: WireContent}),
+  z.object({role: z.literal('tool'), tool_call_id: z.string(), content: WireContent}),
+  z.object({
+    role: z.literal('assistant'),
+    content: WireContent.nullable().optional(),
+    tool_calls: z
+      .array(z.object({id: z.string(), function: z.object({name: z.string(), arguments: z.string()})}))
+      .optional(),
+  }),
+]);
+
+/** Tool calls with no result yet: after an abort each gets one so the next request is valid. */
+export function unansweredToolCalls(history: readonly Message[]): ToolCall[] {
+  const answered = new Set<string>();
+  for (const message of history) if (message.type === 'tool-result') answered.add(message.toolCallId);
+  const open: ToolCall[] = [];
+  for (const message of history) {
+    if (message.type !== 'assistant-tool-calls') continue;
+    for (const call of message.toolCalls) if (!answered.has(call.id)) open.push(call);
+  }
+  return open;
+}

@@ -1,0 +1,41 @@
+import type {Message, ToolCall} from './messages.js';
+import type {Usage} from './events.js';
+
+/** One assistant turn as reassembled from a stream (see accumulate.ts). */
+export type AssistantTurn = {
+  text: string;
+  reasoning: string;
+  refusal: string;
+  toolCalls: ToolCall[];
+  /** The last non-null finish_reason, as sent. */
+  finishReason: string | null;
+  usage: Usage | null;
+  /** Set when the stream carried an error object, was cut off, or timed out: the turn failed. */
+  error: string | null;
+};
+
+/** A tool definition as sent to the model. */
+export type ToolDefinition = {
+  type: 'function';
+  function: {name: string; description: string; parameters: Record<string, unknown>};
+};
+
+export type ChatRequest = {
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+  signal: AbortSignal;
+};
+
+/** What a provider reports while one request streams. Exactly one `done` ends it. */
+export type ProviderEvent =
+  | {type: 'text-delta'; text: string}
+  | {type: 'reasoning-delta'; text: string}
+  | {type: 'retry'; attempt: number; delayMs: number; message: string}
+  /** Always last. `turn.error` is set when the request failed; partial text is kept. */
+  | {type: 'done'; turn: AssistantTurn};
+
+export type ChatProvider = {
+  readonly model: string;
+  readonly baseURL: string;
+  stream: (request: ChatRequest) => AsyncGenerator<ProviderEvent>;
+};

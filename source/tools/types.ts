@@ -1,0 +1,84 @@
+import type {z} from 'zod';
+
+export type ToolKind = 'read' | 'write' | 'exec';
+
+/** What the person reviews before a call runs. */
+export type ToolPreview = {
+  /** One line: `edit source/app.ts`, `bash npm test`. */
+  title: string;
+  /** The call touches a path outside the workspace; the prompt must say so. */
+  outside: boolean;
+  /** For write/edit: the file as it is and as it would be after the call. */
+  file?: {path: string; oldText: string | null; newText: string};
+  /** For bash: the command and where it runs. */
+  command?: {command: string; cwd: string};
+  /** The text `e` opens in $EDITOR (new file content, or the command). */
+  editable?: string;
+};
+
+/** Structured result detail for the UI; never sent to the model. */
+export type ToolDetail = {
+  /** One-line summary for the badge: "read 120 lines", "+12 −3", "exit 1 · 3.2 s". */
+  summary: string;
+  /** write/edit: the file before and after, as written. */
+  file?: {path: string; oldText: string | null; newText: string};
+  added?: number;
+  removed?: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  durationMs?: number;
+  lines?: number;
+  matches?: number;
+};
+
+export type ToolResult = {
+  content: string;
+  isError: boolean;
+  /** Machine-readable failure code for tests and the UI. */
+  code?: string;
+  detail?: ToolDetail;
+};
+
+/** What a tool needs from the session; everything is passed in, nothing is global. */
+export type ToolContext = {
+  /** Absolute, real path of the workspace root. */
+  root: string;
+  /** Session state shared by the tools (read tracker for the stale-read guard, etc.). */
+  session: ToolSession;
+  /** Streams output while the tool runs (bash). */
+  onOutput?: (chunk: string) => void;
+};
+
+export type ReadRecord = {size: number; mtimeMs: number; hash: string};
+
+export type ToolSession = {
+  /** Files read in this session, by absolute real path. */
+  reads: Map<string, ReadRecord>;
+};
+
+export type Tool<S extends z.ZodType = z.ZodType> = {
+  name: string;
+  kind: ToolKind;
+  /** Written for the model. */
+  description: string;
+  schema: S;
+  /** The argument a badge shows (path, command, pattern). */
+  keyArg: (args: z.infer<S>) => string;
+  /** Whether the call reaches outside the workspace (decides approval even for reads). */
+  isOutside: (args: z.infer<S>, ctx: ToolContext) => Promise<boolean>;
+  preview: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolPreview | ToolResult>;
+  run: (args: z.infer<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ToolResult>;
+  /**
+   * Runs the person's edited version of the proposal instead (the text from `$EDITOR`):
+   * the whole new file for write/edit, the command for bash.
+   */
+  runEdited?: (args: z.infer<S>, text: string, ctx: ToolContext, signal: AbortSignal) => Promise<ToolResult>;
+};
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+export function isPreview(value: ToolPreview | ToolResult): value is ToolPreview {
+  return 'title' in value;
+}
