@@ -1,0 +1,268 @@
+import {readFile} from 'node:fs/promises';
+import {homedir} from 'node:os';
+import {join, resolve} from 'node:path';
+import {parseArgs} from 'node:util';
+import {z} from 'zod';
+import {APPROVAL_MODES, type ApprovalMode} from './approval.js';
+import {LIMITS} from './limits.js';
+
+export type Result<T> = {ok: true; value: T} | {ok: false; error: string};
+
+export const OUTPUT_FORMATS = ['text', 'json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Command-line flags as typed; unset ones are undefined so lower layers can fill them in. */
+export type Flags = {
+  model?: string;
+  baseURL?: string;
+  approvalMode?: ApprovalMode;
+  cwd?: string;
+  print: boolean;
+  outputFormat?: OutputFormat;
+  maxRounds?: number;
+  help: boolean;
+  version: boolean;
+  /** #4: run against the bundled scripted server. */
+  demo: boolean;
+  /** #5: resume the latest session of this workspace. */
+  continue: boolean;
+  /** #5: `true` = show the picker, a string = that session id. */
+  resume?: string | true;
+  /** The positional words joined: the first prompt, if any. */
+  prompt?: string;
+};
+
+/** Everything nib runs with, resolved from flags > env > the user config file > defaults. */
+export type Config = {
+  model: string | undefined;
+  baseURL: string;
+  /** Never printed, logged or written anywhere. */
+  apiKey: string | undefined;
+  approvalMode: ApprovalMode;
+  /** Absolute path of the workspace. */
+  cwd: string;
+  print: boolean;
+  outputFormat: OutputFormat;
+  maxRounds: number;
+  idleTimeoutMs: number;
+  demo: boolean;
+  continue: boolean;
+  resume: string | true | undefined;
+  prompt: string | undefined;
+  /** Where the user config file is (or would be), for messages and the first-run screen. */
+  configPath: string;
+};
+
+/** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
+export const ConfigFileSchema = z
+  .object({
+    model: z.string().min(1),
+    baseURL: z.url(),
+    apiKey: z.string().min(1),
+    approvalMode: z.enum(APPROVAL_MODES),
+    maxRounds: z.int().positive(),
+    idleTimeoutMs: z.int().positive(),
+  })
+  .partial()
+  .strict();
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['-p, --print', 'answer one prompt non-interactively (prompt as argument or on stdin) and exit'],
+  ['--model NAME', 'model to use (env NIB_MODEL)'],
+  ['--base-url URL', `OpenAI-compatible endpoint (env OPENAI_BASE_URL; default ${DEFAULT_BASE_URL})`],
+  ['--approval-mode MODE', 'ask | auto-edit | yolo | plan (default ask)'],
+  ['--cwd DIR', 'workspace directory (default: the current directory)'],
+  ['--output-format FMT', 'print mode output: text | json (one event per line)'],
+  ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
+  ['--continue', 'resume the latest session in this workspace'],
+  ['--resume [ID]', 'resume a session (a picker without ID)'],
+  ['--demo', 'try nib against a bundled local model server, no API key needed'],
+  ['-h, --help', 'show this help'],
+  ['-v, --version', 'print the version'],
+];
+
+export function parseFlags(argv: readonly string[]): Result<Flags> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: withResumeValue(argv),
+      allowPositionals: true,
+      strict: true,
+      options: {
+        model: {type: 'string'},
+        'base-url': {type: 'string'},
+        'approval-mode': {type: 'string'},
+        cwd: {type: 'string'},
+        print: {type: 'boolean', short: 'p'},
+        'output-format': {type: 'string'},
+        'max-rounds': {type: 'string'},
+        help: {type: 'boolean', short: 'h'},
+        version: {type: 'boolean', short: 'v'},
+        demo: {type: 'boolean'},
+        continue: {type: 'boolean', short: 'c'},
+        resume: {type: 'string', short: 'r'},
+      },
+    });
+  } catch (error) {
+    // node:util phrases these well ("Unknown option '--x'"); add where to look.
+    return {ok: false, error: `${error instanceof Error ? error.message : String(error)} (see nib --help)`};
+  }
+  const {values, positionals} = parsed;
+
+  const approvalMode = values['approval-mode'];
+  if (approvalMode !== undefined && !isApprovalMode(approvalMode)) {
+    return {ok: false, error: `--approval-mode must be one of ${APPROVAL_MODES.join(', ')}, not "${approvalMode}"`};
+  }
+  const outputFormat = values['output-format'];
+  if (outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(outputFormat)) {
+    return {ok: false, error: `--output-format must be text or json, not "${outputFormat}"`};
+  }
+  let maxRounds: number | undefined;
+  if (values['max-rounds'] !== undefined) {
+    maxRounds = Number(values['max-rounds']);
+    if (!Number.isInteger(maxRounds) || maxRounds < 1) {
+      return {ok: false, error: `--max-rounds must be a positive whole number, not "${values['max-rounds']}"`};
+    }
+  }
+  const prompt = positionals.join(' ').trim();
+  return {
+    ok: true,
+    value: {
+      model: values.model,
+      baseURL: values['base-url'],
+      approvalMode,
+      cwd: values.cwd,
+      print: values.print ?? false,
+      outputFormat: outputFormat as OutputFormat | undefined,
+      maxRounds,
+      help: values.help ?? false,
+      version: values.version ?? false,
+      demo: values.demo ?? false,
+      continue: values.continue ?? false,
+      resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
+      prompt: prompt || undefined,
+    },
+  };
+}
+
+/**
+ * `--resume` takes an optional id, which node:util cannot express: a bare `--resume` (last, or
+ * followed by another flag) becomes `--resume=` so it parses as "show the picker".
+ */
+function withResumeValue(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => {
+    if (arg !== '--resume' && arg !== '-r') return arg;
+    const next = argv[i + 1];
+    return next === undefined || next.startsWith('-') ? '--resume=' : arg;
+  });
+}
+
+function isApprovalMode(value: string): value is ApprovalMode {
+  return (APPROVAL_MODES as readonly string[]).includes(value);
+}
+
+/** `$XDG_CONFIG_HOME/nib`, or `~/.config/nib`. */
+export function configDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  return join(base, 'nib');
+}
+
+/** Reads and validates the user config file; a missing file is an empty config. */
+export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ok: true, value: {}};
+    return {ok: false, error: `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {ok: false, error: `${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`};
+  }
+  const parsed = ConfigFileSchema.safeParse(json);
+  if (parsed.success) return {ok: true, value: parsed.data};
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys(ConfigFileSchema.shape).join(', ');
+    return {ok: false, error: `${path}: unknown field "${issue.keys.join('", "')}" (known fields: ${known})`};
+  }
+  const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
+  return {ok: false, error: `${path}: ${field}: ${issue.message}`};
+}
+
+/** flags > env > config file > defaults. Pure apart from reading the config file. */
+export async function resolveConfig(input: {
+  flags: Flags;
+  env: NodeJS.ProcessEnv;
+  /** The process's working directory, for resolving --cwd. */
+  cwd: string;
+}): Promise<Result<Config>> {
+  const {flags, env} = input;
+  const configPath = join(configDir(env), 'config.json');
+  const file = await readConfigFile(configPath);
+  if (!file.ok) return file;
+
+  let idleTimeoutMs = file.value.idleTimeoutMs ?? LIMITS.idleTimeoutMs;
+  if (env.NIB_IDLE_TIMEOUT_MS) {
+    idleTimeoutMs = Number(env.NIB_IDLE_TIMEOUT_MS);
+    if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) {
+      return {ok: false, error: `NIB_IDLE_TIMEOUT_MS must be a positive number of milliseconds, not "${env.NIB_IDLE_TIMEOUT_MS}"`};
+    }
+  }
+  const baseURL = (flags.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? file.value.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${baseURL}" is not a URL`};
+
+  return {
+    ok: true,
+    value: {
+      model: flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model,
+      baseURL,
+      apiKey: nonEmpty(env.OPENAI_API_KEY) ?? file.value.apiKey,
+      approvalMode: flags.approvalMode ?? file.value.approvalMode ?? 'ask',
+      cwd: resolve(input.cwd, flags.cwd ?? '.'),
+      print: flags.print,
+      outputFormat: flags.outputFormat ?? 'text',
+      maxRounds: flags.maxRounds ?? file.value.maxRounds ?? LIMITS.maxRounds,
+      idleTimeoutMs,
+      demo: flags.demo,
+      continue: flags.continue,
+      resume: flags.resume,
+      prompt: flags.prompt,
+      configPath,
+    },
+  };
+}
+
+/**
+ * What stops a request from being sent: no model, or no key for a remote server. Loopback
+ * servers (Ollama, LM Studio, llama.cpp) need no key. `undefined` when ready.
+ */
+export function readinessProblem(config: Config): string | undefined {
+  if (!config.model) {
+    return `no model configured: pass --model NAME, set NIB_MODEL, or add "model" to ${config.configPath}`;
+  }
+  if (!config.apiKey && !isLoopback(config.baseURL)) {
+    return `no API key for ${config.baseURL}: set OPENAI_API_KEY (e.g. export OPENAI_API_KEY=sk-...) or add "apiKey" to ${config.configPath}`;
+  }
+  return undefined;
+}
+
+export function isLoopback(baseURL: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value ? value : undefined;
+}
