@@ -1,0 +1,113 @@
+import {z} from 'zod';
+import type {ApprovalMode} from '../agent/approval.js';
+import type {ToolDefinition} from '../agent/stream.js';
+import {readTool} from './read.js';
+import type {Tool, ToolSession} from './types.js';
+
+// Tools differ in their schema type; the registry only needs what every tool has.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>;
+
+export type ParsedArgs = {ok: true; value: unknown} | {ok: false; error: string};
+
+export type ToolRegistry = {
+  readonly tools: readonly AnyTool[];
+  get: (name: string) => AnyTool | undefined;
+  /** What the model is offered: plan mode offers the read tools only. */
+  definitions: (options: {mode: ApprovalMode}) => ToolDefinition[];
+  /** Raw JSON arguments -> validated arguments, or a sentence the model can fix its call from. */
+  parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
+};
+
+export const defaultTools: readonly AnyTool[] = [readTool];
+
+export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
+  const byName = new Map(tools.map(tool => [tool.name, tool]));
+  // JSON Schema generation walks the zod tree; do it once per registry, not once per request.
+  const definitionOf = new Map(tools.map(tool => [tool.name, toDefinition(tool)]));
+  return {
+    tools,
+    get: name => byName.get(name),
+    definitions: ({mode}) =>
+      tools.filter(tool => mode !== 'plan' || tool.kind === 'read').map(tool => definitionOf.get(tool.name)!),
+    parseArgs,
+  };
+}
+
+/**
+ * The registry of the default tools, for callers that do not need their own set. The registry
+ * holds no mutable state, so sharing it is safe.
+ */
+export const defaultRegistry: ToolRegistry = createToolRegistry();
+export const definitions = defaultRegistry.definitions;
+export const get = defaultRegistry.get;
+
+export function createToolSession(): ToolSession {
+  return {reads: new Map()};
+}
+
+function toDefinition(tool: AnyTool): ToolDefinition {
+  // `io: 'input'` describes what the model may send (defaults make fields optional), and the
+  // `$schema` key is dropped because some OpenAI-compatible servers reject unknown keywords.
+  const {$schema: _unused, ...parameters} = z.toJSONSchema(tool.schema, {io: 'input'}) as Record<string, unknown>;
+  return {type: 'function', function: {name: tool.name, description: tool.description, parameters}};
+}
+
+export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
+  // Some providers send "" for a call without arguments; that means {}.
+  const text = raw.trim() === '' ? '{}' : raw;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: `The arguments for ${tool.name} are not valid JSON (${reason}). Send one JSON object, for example ${exampleOf(tool)}.`,
+    };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return {ok: false, error: `The arguments for ${tool.name} must be a JSON object, for example ${exampleOf(tool)}; got ${describe(json)}.`};
+  }
+  const parsed = (tool.schema as z.ZodType).safeParse(json);
+  if (parsed.success) return {ok: true, value: parsed.data};
+  const problems = parsed.error.issues.map(issue => `- ${explainIssue(issue, json as Record<string, unknown>)}`);
+  return {
+    ok: false,
+    error: [`Invalid arguments for ${tool.name}:`, ...problems, `Fix these and call ${tool.name} again.`].join('\n'),
+  };
+}
+
+function explainIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
+  const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
+  if (issue.code === 'invalid_type') {
+    const given = issue.path.length === 1 ? input[String(issue.path[0])] : undefined;
+    if (given === undefined) return `${field}: required, expected ${issue.expected}, but it is missing.`;
+    return `${field}: expected ${issue.expected}, got ${describe(given)}.`;
+  }
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}; remove them.`;
+  return `${field}: ${issue.message}.`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** A minimal valid-looking call built from the schema's required fields, to show the shape. */
+function exampleOf(tool: AnyTool): string {
+  const schema = z.toJSONSchema(tool.schema, {io: 'input'}) as {required?: string[]; properties?: Record<string, {type?: string}>};
+  const example: Record<string, unknown> = {};
+  for (const key of schema.required ?? []) {
+    const type = schema.properties?.[key]?.type;
+    example[key] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? false : '...';
+  }
+  return JSON.stringify(example);
+}
+
+export {createReadTool, readTool} from './read.js';
+export type {ReadArgs, ReadToolOptions} from './read.js';
+export {defineTool, isPreview} from './types.js';
+export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from './types.js';

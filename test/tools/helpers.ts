@@ -1,0 +1,25 @@
+import {mkdtemp, realpath, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterEach} from 'vitest';
+import {createToolSession} from '../../source/tools/index.js';
+import type {ToolContext} from '../../source/tools/types.js';
+
+/** A fresh real temp directory per test, removed afterwards; its real path is the workspace root. */
+export function useTempDirs(): () => Promise<string> {
+  const made: string[] = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map(dir => rm(dir, {recursive: true, force: true})));
+  });
+  return async () => {
+    const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'nib-tools-')));
+    made.push(dir);
+    return dir;
+  };
+}
+
+export function contextFor(root: string, extra: Partial<ToolContext> = {}): ToolContext {
+  return {root, session: createToolSession(), ...extra};
+}
+
+export const never = new AbortController().signal;

@@ -1,0 +1,68 @@
+import {describe, expect, test} from 'vitest';
+import {createToolRegistry, createToolSession, defaultTools, parseArgs, readTool} from '../../source/tools/index.js';
+
+describe('tool registry', () => {
+  test('definitions carry JSON Schema generated from zod, without $schema', () => {
+    const registry = createToolRegistry();
+    const [read] = registry.definitions({mode: 'ask'}).filter(d => d.function.name === 'read');
+    expect(read?.type).toBe('function');
+    expect(read?.function.parameters).toMatchObject({
+      type: 'object',
+      properties: {path: {type: 'string'}, offset: {type: 'integer'}, limit: {type: 'integer'}},
+      required: ['path'],
+    });
+    expect(read?.function.parameters).not.toHaveProperty('$schema');
+  });
+
+  test('plan mode offers read tools only', () => {
+    const registry = createToolRegistry();
+    const plan = registry.definitions({mode: 'plan'}).map(d => d.function.name);
+    const all = registry.definitions({mode: 'ask'}).map(d => d.function.name);
+    for (const name of plan) expect(registry.get(name)?.kind).toBe('read');
+    expect(all.length).toBe(defaultTools.length);
+    expect(plan.length).toBe(defaultTools.filter(t => t.kind === 'read').length);
+  });
+
+  test('get finds tools by name', () => {
+    const registry = createToolRegistry([readTool]);
+    expect(registry.get('read')).toBe(readTool);
+    expect(registry.get('nope')).toBeUndefined();
+  });
+
+  test('parseArgs explains invalid JSON and shows the expected shape', () => {
+    const result = parseArgs(readTool, '{"path": "a.txt"');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toMatch(/^The arguments for read are not valid JSON \(.+\)\. Send one JSON object, for example \{"path":"\.\.\."\}\.$/);
+  });
+
+  test('parseArgs names each bad field and what was expected', () => {
+    const missing = parseArgs(readTool, '{"offset": 0}');
+    expect(missing).toEqual({
+      ok: false,
+      error: [
+        'Invalid arguments for read:',
+        '- path: required, expected string, but it is missing.',
+        '- offset: Too small: expected number to be >0.',
+        'Fix these and call read again.',
+      ].join('\n'),
+    });
+    const wrongType = parseArgs(readTool, '{"path": 42}');
+    expect(wrongType.ok === false && wrongType.error).toContain('- path: expected string, got number 42.');
+    const notObject = parseArgs(readTool, '["a"]');
+    expect(notObject.ok === false && notObject.error).toContain('must be a JSON object');
+  });
+
+  test('parseArgs accepts valid arguments and treats "" as {}', () => {
+    expect(parseArgs(readTool, '{"path":"a","offset":2}')).toEqual({ok: true, value: {path: 'a', offset: 2}});
+    const empty = parseArgs(readTool, '');
+    expect(empty.ok === false && empty.error).toContain('path: required');
+  });
+
+  test('each session has its own read tracker', () => {
+    const a = createToolSession();
+    const b = createToolSession();
+    a.reads.set('/x', {size: 1, mtimeMs: 1, hash: 'h'});
+    expect(b.reads.size).toBe(0);
+  });
+});
