@@ -1,0 +1,180 @@
+import {diffWordsWithSpace} from 'diff';
+import {hunkHeader, type FileChange, type HunkLine} from '../agent/hunks.js';
+
+/** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
+export type Segment = {readonly text: string; readonly changed: boolean};
+
+export type LineType = HunkLine['kind'];
+
+/**
+ * One screen line of a diff, already cut to the width it will be drawn in, so that scrolling
+ * counts exactly what is on screen and Ink never wraps behind our back.
+ */
+export type ScreenLine =
+  | {readonly kind: 'hunk'; readonly text: string}
+  | {
+      readonly kind: 'line';
+      readonly type: LineType;
+      /** Line numbers, padded; blank on the continuation of a wrapped line. */
+      readonly gutter: string;
+      /** `+`, `-` or space; blank on continuations. */
+      readonly marker: string;
+      readonly segments: readonly Segment[];
+    };
+
+const TAB_WIDTH = 4;
+// Past this, word diffing costs more than it tells: the whole line is marked instead.
+const MAX_WORD_DIFF_LENGTH = 400;
+// Below this share of unchanged characters, highlighting words is noise: the line was rewritten.
+const MIN_SIMILARITY = 0.4;
+
+/**
+ * Lays out a change for a screen `width` columns wide. `onlyHunk` restricts it to one hunk
+ * (hunk-by-hunk review). A new file (oldText null) is its content with line numbers, no markers.
+ */
+export function layoutDiff(change: FileChange, width: number, onlyHunk?: number): ScreenLine[] {
+  const isNewFile = change.oldText === null;
+  const hunks = onlyHunk === undefined ? change.hunks : change.hunks.filter((hunk) => hunk.index === onlyHunk);
+  const maxNo = Math.max(1, ...hunks.flatMap((hunk) => hunk.lines.map((line) => Math.max(line.oldNo ?? 0, line.newNo ?? 0))));
+  const digits = String(maxNo).length;
+  const gutterOf = (line: HunkLine) =>
+    isNewFile
+      ? `${String(line.newNo ?? '').padStart(digits)} `
+      : `${String(line.oldNo ?? '').padStart(digits)} ${String(line.newNo ?? '').padStart(digits)} `;
+  const gutterWidth = isNewFile ? digits + 1 : 2 * digits + 2;
+  const markerWidth = isNewFile ? 0 : 2;
+  // At least a few columns of text, however narrow the terminal: wrapping then merely gets tall.
+  const textWidth = Math.max(4, width - gutterWidth - markerWidth);
+
+  const screen: ScreenLine[] = [];
+  for (const hunk of hunks) {
+    if (!isNewFile) screen.push({kind: 'hunk', text: truncate(hunkHeader(hunk), Math.max(4, width))});
+    const segments = wordSegments(hunk.lines);
+    hunk.lines.forEach((line, index) => {
+      const marker = isNewFile ? '' : line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  ';
+      wrapSegments(segments[index]!, textWidth).forEach((part, row) => {
+        screen.push({
+          kind: 'line',
+          type: line.kind,
+          gutter: row === 0 ? gutterOf(line) : ' '.repeat(gutterWidth),
+          marker: row === 0 ? marker : ' '.repeat(markerWidth),
+          segments: part,
+        });
+      });
+    });
+  }
+  return screen;
+}
+
+/**
+ * Segments for each line of a hunk. In a run of removed lines followed by added lines, the
+ * i-th removed line is paired with the i-th added line and their differing words are marked.
+ */
+function wordSegments(lines: readonly HunkLine[]): Segment[][] {
+  const result: Segment[][] = lines.map((line) => [{text: clean(line.text), changed: false}]);
+  let index = 0;
+  while (index < lines.length) {
+    if (lines[index]!.kind !== 'removed') {
+      index++;
+      continue;
+    }
+    const removedStart = index;
+    while (index < lines.length && lines[index]!.kind === 'removed') index++;
+    const addedStart = index;
+    while (index < lines.length && lines[index]!.kind === 'added') index++;
+    const pairs = Math.min(addedStart - removedStart, index - addedStart);
+    for (let pair = 0; pair < pairs; pair++) {
+      const words = pairWords(clean(lines[removedStart + pair]!.text), clean(lines[addedStart + pair]!.text));
+      if (!words) continue;
+      result[removedStart + pair] = words.removed;
+      result[addedStart + pair] = words.added;
+    }
+  }
+  return result;
+}
+
+function pairWords(before: string, after: string): {removed: Segment[]; added: Segment[]} | undefined {
+  if (before.length > MAX_WORD_DIFF_LENGTH || after.length > MAX_WORD_DIFF_LENGTH) return undefined;
+  const parts = diffWordsWithSpace(before, after);
+  const common = parts.filter((part) => !part.added && !part.removed).reduce((sum, part) => sum + part.value.length, 0);
+  if (common < MIN_SIMILARITY * Math.max(before.length, after.length)) return undefined;
+  return {
+    removed: parts.filter((part) => !part.added).map((part) => ({text: part.value, changed: part.removed})),
+    added: parts.filter((part) => !part.removed).map((part) => ({text: part.value, changed: part.added})),
+  };
+}
+
+/**
+ * Display form of a file line: terminator dropped, tabs expanded, and control characters made
+ * visible, because a file's bytes must never reach the terminal as escape sequences.
+ */
+export function clean(text: string): string {
+  let out = '';
+  for (const char of text.replace(/\r?\n$/, '')) {
+    if (char === '\t') out += ' '.repeat(TAB_WIDTH - (out.length % TAB_WIDTH));
+    else if (char === '\r') out += '␍';
+    else if (char < ' ' || (char >= '\u007f' && char <= '\u009f')) out += '·';
+    else out += char;
+  }
+  return out;
+}
+
+/** Columns a code point takes: 2 for East Asian wide characters and emoji, 0 for combining marks. */
+export function charWidth(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  if (
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  ) {
+    return 2;
+  }
+  return 1;
+}
+
+export function textWidth(text: string): number {
+  let width = 0;
+  for (const char of text) width += charWidth(char);
+  return width;
+}
+
+/** Cuts a row of segments into screen lines of at most `width` columns. */
+function wrapSegments(segments: readonly Segment[], width: number): Segment[][] {
+  const rows: Segment[][] = [[]];
+  let used = 0;
+  for (const segment of segments) {
+    let piece = '';
+    for (const char of segment.text) {
+      const charCols = charWidth(char);
+      if (used + charCols > width) {
+        if (piece) rows.at(-1)!.push({text: piece, changed: segment.changed});
+        rows.push([]);
+        piece = '';
+        used = 0;
+      }
+      piece += char;
+      used += charCols;
+    }
+    if (piece) rows.at(-1)!.push({text: piece, changed: segment.changed});
+  }
+  return rows;
+}
+
+export function truncate(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  let out = '';
+  let used = 0;
+  for (const char of text) {
+    if (used + charWidth(char) > width - 1) break;
+    out += char;
+    used += charWidth(char);
+  }
+  return out + '…';
+}
