@@ -10,8 +10,15 @@ export type AssistantTurn = {
   /** The last non-null finish_reason, as sent. */
   finishReason: string | null;
   usage: Usage | null;
-  /** Set when the stream carried an error object, was cut off, or timed out: the turn failed. */
+  /**
+   * Set when the stream carried an error object, was cut off, timed out or was aborted: the turn
+   * failed. Partial text is kept for display, but none of `toolCalls` may run.
+   */
   error: string | null;
+  /** The request was cancelled through its AbortSignal (then `error` is "aborted"). */
+  aborted?: boolean;
+  /** Chunks that were not JSON and were skipped; a non-zero count is worth a warning, not a failure. */
+  malformedChunks?: number;
 };
 
 /** A tool definition as sent to the model. */

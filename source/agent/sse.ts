@@ -1,0 +1,88 @@
+/**
+ * Server-sent events framing, pure: text in (any cut), `data` payloads out.
+ *
+ * Lenient where real servers are sloppy: `\n`, `\r\n` or `\r` line ends; a final event with no
+ * blank line after it is still delivered at end of body; comment lines (`: keep-alive`) are
+ * ignored. Bytes must be decoded by the caller with a streaming TextDecoder so a UTF-8 character
+ * cut between two reads is not mangled.
+ */
+export type SseEvent = {
+  /** The `event:` field, when the server sent one. */
+  event: string | null;
+  /** The `data:` lines of one event. Kept apart so a server that forgets the blank line between
+   * JSON events (one event, several data lines) can still be read line by line. */
+  data: string[];
+};
+
+export type SseParser = {
+  /** Feeds decoded text; returns the events it completed. */
+  feed: (text: string) => SseEvent[];
+  /** End of body: returns the event still open, if any. */
+  end: () => SseEvent[];
+};
+
+export function createSseParser(): SseParser {
+  let pending = '';
+  let data: string[] = [];
+  let event: string | null = null;
+  let sawCr = false;
+  let atStart = true;
+
+  const dispatch = (out: SseEvent[]) => {
+    if (data.length > 0) out.push({event, data});
+    data = [];
+    event = null;
+  };
+
+  const line = (text: string, out: SseEvent[]) => {
+    if (text === '') return dispatch(out);
+    if (text.charCodeAt(0) === 58 /* ':' */) return;
+    const colon = text.indexOf(':');
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? '' : text.slice(colon + 1);
+    if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+    // id: and retry: do not matter for a single request/response stream.
+  };
+
+  return {
+    feed(text) {
+      const out: SseEvent[] = [];
+      if (atStart && text.length > 0) {
+        atStart = false;
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
+      // A `\r\n` split across two reads: the `\r` already ended the line, so skip the `\n`.
+      if (sawCr && text.charCodeAt(0) === 10) text = text.slice(1);
+      sawCr = false;
+      let buffer = pending + text;
+      let start = 0;
+      for (;;) {
+        const lf = buffer.indexOf('\n', start);
+        const cr = buffer.indexOf('\r', start);
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+        if (end === -1) break;
+        line(buffer.slice(start, end), out);
+        if (buffer.charCodeAt(end) === 13) {
+          if (end + 1 === buffer.length) sawCr = true;
+          else if (buffer.charCodeAt(end + 1) === 10) {
+            start = end + 2;
+            continue;
+          }
+        }
+        start = end + 1;
+      }
+      pending = buffer.slice(start);
+      buffer = '';
+      return out;
+    },
+    end() {
+      const out: SseEvent[] = [];
+      if (pending !== '') line(pending, out);
+      pending = '';
+      dispatch(out);
+      return out;
+    },
+  };
+}
