@@ -8,7 +8,12 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 
 await build({
   entryPoints: ['source/cli.tsx'],
-  outfile: 'dist/cli.js',
+  // Code splitting: cli.tsx import()s the print path and the Ink app, so `nib --version` loads
+  // neither and `nib -p` never loads React. dist/cli.js stays the entry (package.json bin).
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
   bundle: true,
   platform: 'node',
   format: 'esm',
