@@ -1,2 +1,131 @@
+// The entry point. It imports only what argument parsing needs; everything else is loaded with
+// import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
+import {FLAG_HELP, parseFlags, type Flags} from './agent/flags.js';
+import type {Config} from './agent/config.js';
+
 declare const NIB_VERSION: string;
-console.log(typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev');
+const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
+
+async function main(argv: readonly string[], secrets: string[]): Promise<number> {
+  const flags = parseFlags(argv);
+  if (!flags.ok) return fail(flags.error);
+  if (flags.value.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (flags.value.help) {
+    process.stdout.write(await helpText());
+    return 0;
+  }
+
+  const {resolveConfig} = await import('./agent/config.js');
+  const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
+  if (!config.ok) return fail(config.error);
+  if (config.value.apiKey) secrets.push(config.value.apiKey);
+
+  // Ink needs a terminal on both ends; anything piped gets print mode, which is what a script wants.
+  const interactive = !config.value.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
+  return interactive ? runInteractiveApp(config.value) : runPrintMode(config.value, flags.value);
+}
+
+/**
+ * The full-screen session (#4). It must stay a single dynamic import so print mode never
+ * loads React or Ink.
+ */
+async function runInteractiveApp(config: Config): Promise<number> {
+  // Placeholder until source/app.tsx lands: the interactive app replaces this body with
+  // `return (await import('./app.js')).runInteractive(config);`
+  if (!config.prompt) {
+    return fail('the interactive session is not available yet; run nib -p "your prompt"');
+  }
+  return runPrintMode(config, undefined);
+}
+
+async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
+  const prompt = config.prompt ?? (process.stdin.isTTY ? undefined : await readStdin());
+  if (!prompt?.trim()) {
+    return fail(
+      flags?.print
+        ? 'no prompt: pass it as an argument (nib -p "...") or on stdin (echo "..." | nib -p)'
+        : 'no prompt on stdin; stdout is not a terminal, so nib runs in print mode (nib -p "...")',
+    );
+  }
+  const [{setupAgent}, {runPrint}] = await Promise.all([import('./agent/setup.js'), import('./print.js')]);
+  const setup = await setupAgent(config);
+  if (!setup.ok) return fail(setup.error);
+
+  // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);
+  // a second one leaves at once.
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await runPrint(config, setup.value, prompt, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+async function helpText(): Promise<string> {
+  const {defaultRegistry} = await import('./tools/index.js');
+  const width = Math.max(...FLAG_HELP.map(([flag]) => flag.length)) + 2;
+  const tools = defaultRegistry.tools.map(tool => {
+    const sentence = tool.description.split(/(?<=\.)\s/, 1)[0] ?? '';
+    const summary = sentence.length > 72 ? `${sentence.slice(0, 71)}…` : sentence;
+    return `  ${tool.name.padEnd(8)}${tool.kind.padEnd(7)}${summary}`;
+  });
+  return [
+    `nib ${VERSION}: a coding agent in your terminal; every write and command waits for your key.`,
+    '',
+    'Usage:',
+    '  nib [prompt]              interactive session (optionally starting with a prompt)',
+    '  nib -p "prompt"           answer once and exit; the answer goes to stdout',
+    '  echo "prompt" | nib -p    the prompt from stdin',
+    '',
+    'Options:',
+    ...FLAG_HELP.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`),
+    '',
+    'Tools (name, kind):',
+    ...tools,
+    '',
+    'Environment: OPENAI_API_KEY, OPENAI_BASE_URL, NIB_MODEL, NIB_IDLE_TIMEOUT_MS',
+    'Config file: $XDG_CONFIG_HOME/nib/config.json (default ~/.config/nib/config.json)',
+    '',
+  ].join('\n');
+}
+
+async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function fail(message: string): number {
+  process.stderr.write(`nib: ${message}\n`);
+  return 1;
+}
+
+/** The key must not leak even through an unexpected error's message. */
+function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+const secrets = [process.env.OPENAI_API_KEY ?? ''];
+main(process.argv.slice(2), secrets).then(
+  code => process.exit(code),
+  (error: unknown) => {
+    // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`nib: unexpected error: ${redact(message.split('\n', 1)[0] ?? '', secrets)}\n`);
+    process.exit(1);
+  },
+);

@@ -262,7 +262,7 @@ function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boole
   }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';
-    return `${tool.name} was not run: this is a non-interactive run in approval mode "${mode}", so ${tool.kind} tools are refused. The user can allow them with --approval-mode ${flag}. Say what you would have done instead.`;
+    return `${tool.name} was not run: non-interactive runs in approval mode "${mode}" refuse ${tool.kind} tools (the user can allow them with --approval-mode ${flag}). Tell the user what you would have done instead.`;
   }
   return `${tool.name} was not run: not allowed in approval mode "${mode}".`;
 }
