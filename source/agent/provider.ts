@@ -284,7 +284,7 @@ function describeRequestError(context: Context, error: unknown): Failure {
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
   return {
-    message: withDetail(status === 429 ? `${head}: rate limited` : head),
+    message: detail ? `${head}: ${detail}` : status === 429 ? `${head}: rate limited` : head,
     retryable,
     ...(retryAfterMs === undefined ? {} : {retryAfterMs}),
   };
@@ -312,25 +312,22 @@ export function retryAfter(headers: Headers | undefined, now = Date.now()): numb
 }
 
 function causeOf(error: unknown): string {
-  // undici hides the useful part (ECONNREFUSED, "other side closed") a cause or two down.
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    if (current instanceof Error) {
-      const code = (current as {code?: unknown}).code;
-      const text = typeof code === 'string' && !current.message.includes(code) ? `${code}: ${current.message}` : current.message;
-      if (text && !parts.some(part => part.includes(text))) parts.push(text);
-      current = current.cause;
-    } else {
-      parts.push(String(current));
-      break;
-    }
+  // undici hides the useful part ("connect ECONNREFUSED …", "other side closed") at the bottom
+  // of a chain of wrappers ("Connection error.", "fetch failed", "terminated").
+  let deepest: unknown = error;
+  for (let depth = 0; depth < 5 && deepest instanceof Error && deepest.cause !== undefined; depth++) {
+    deepest = deepest.cause;
   }
-  return oneLine(parts.filter(part => !/^(Connection error\.|Request was aborted\.)$/.test(part)).join(': ') || 'unknown error');
+  if (deepest instanceof Error) {
+    const code = (deepest as {code?: unknown}).code;
+    return oneLine(deepest.message || (typeof code === 'string' ? code : 'unknown error'));
+  }
+  return oneLine(String(deepest));
 }
 
+/** One line without a closing period, so it reads inside a longer sentence. */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
   return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
 }
 
