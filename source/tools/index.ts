@@ -1,7 +1,9 @@
 import {z} from 'zod';
 import type {ApprovalMode} from '../agent/approval.js';
 import type {ToolDefinition} from '../agent/stream.js';
+import {editTool} from './edit.js';
 import {readTool} from './read.js';
+import {writeTool} from './write.js';
 import type {Tool, ToolSession} from './types.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
@@ -19,7 +21,7 @@ export type ToolRegistry = {
   parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
 };
 
-export const defaultTools: readonly AnyTool[] = [readTool];
+export const defaultTools: readonly AnyTool[] = [readTool, writeTool, editTool];
 
 export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
   const byName = new Map(tools.map(tool => [tool.name, tool]));
@@ -109,5 +111,11 @@ function exampleOf(tool: AnyTool): string {
 
 export {createReadTool, readTool} from './read.js';
 export type {ReadArgs, ReadToolOptions} from './read.js';
+export {createWriteTool, writeTool} from './write.js';
+export type {FileToolOptions, WriteArgs} from './write.js';
+export {applyEdit, createEditTool, editTool} from './edit.js';
+export type {EditArgs} from './edit.js';
+export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
+export type {LineChanges} from './diff.js';
 export {defineTool, isPreview} from './types.js';
 export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from './types.js';

@@ -30,7 +30,7 @@ export type ResolvedPath = {
   real: string;
   /** The real path escapes the workspace root. */
   outside: boolean;
-  /** How to show the path: relative to the root when inside, absolute otherwise. */
+  /** How to show the path: the real path, relative to the root when inside, absolute otherwise. */
   display: string;
 };
 
@@ -50,7 +50,7 @@ export async function resolvePath(root: string, input: string): Promise<Resolved
   const absolute = path.resolve(root, expanded);
   const real = await realpathOfNearest(absolute);
   const outside = !isInside(root, real);
-  return {input, absolute, real, outside, display: displayPath(root, outside ? absolute : real)};
+  return {input, absolute, real, outside, display: displayPath(root, real)};
 }
 
 async function realpathOfNearest(absolute: string): Promise<string> {

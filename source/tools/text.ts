@@ -1,0 +1,41 @@
+import {fail, type ResolvedPath, type Result} from './workspace.js';
+
+const BOM = '\uFEFF';
+
+/** How a file spells its text: what write and edit must keep when they change it. */
+export type TextStyle = {bom: boolean; crlf: boolean};
+
+/** Bytes -> text, refusing what read would refuse (an edit of garbage produces garbage). */
+export function decodeText(resolved: ResolvedPath, bytes: Uint8Array): Result<string> {
+  if (bytes.includes(0)) {
+    return fail('binary', `${resolved.display} looks like a binary file (it contains NUL bytes); nib only edits text.`);
+  }
+  try {
+    return {ok: true, value: new TextDecoder('utf-8', {fatal: true, ignoreBOM: true}).decode(bytes)};
+  } catch {
+    return fail('not-utf8', `${resolved.display} is not valid UTF-8 text; nib only edits UTF-8 files.`);
+  }
+}
+
+/**
+ * CRLF only when every line break is CRLF: a mixed file is left byte for byte as it is, and a
+ * model's LF text still matches its CRLF lines through the trailing-whitespace strategy.
+ */
+export function detectStyle(raw: string): TextStyle {
+  const bom = raw.startsWith(BOM);
+  const crlfCount = raw.split('\r\n').length - 1;
+  const lfCount = raw.split('\n').length - 1;
+  return {bom, crlf: crlfCount > 0 && crlfCount === lfCount};
+}
+
+/** The text a model sees and matches against: no BOM (it never types one), LF line breaks. */
+export function toModelText(raw: string, style: TextStyle): string {
+  const body = style.bom ? raw.slice(1) : raw;
+  return style.crlf ? body.replaceAll('\r\n', '\n') : body;
+}
+
+/** Back to the file's own spelling. */
+export function toFileText(text: string, style: TextStyle): string {
+  const body = style.crlf ? text.replaceAll('\r\n', '\n').replaceAll('\n', '\r\n') : text;
+  return style.bom && !body.startsWith(BOM) ? BOM + body : body;
+}

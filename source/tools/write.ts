@@ -1,0 +1,159 @@
+import {z} from 'zod';
+import {LIMITS} from '../agent/limits.js';
+import {countLineChanges, formatChanges} from './diff.js';
+import {decodeText, detectStyle, toFileText} from './text.js';
+import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from './types.js';
+import {
+  checkFresh,
+  commitWrite,
+  errorResult,
+  fail,
+  readExisting,
+  resolvePath,
+  type AtomicWriteOptions,
+  type ExistingFile,
+  type ResolvedPath,
+  type Result,
+} from './workspace.js';
+
+const schema = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+export type WriteArgs = z.infer<typeof schema>;
+
+export type FileToolOptions = {
+  /** Largest file nib writes, in bytes. */
+  maxBytes?: number;
+  /** Test seam: runs between writing the temp file and the rename (see writeAtomic). */
+  beforeRename?: AtomicWriteOptions['beforeRename'];
+};
+
+/** A write, fully computed: the same plan is shown for approval and then committed. */
+export type WritePlan = {
+  resolved: ResolvedPath;
+  existing: ExistingFile | null;
+  /** The file's text now (BOM and line breaks as on disk), or null for a new file. */
+  oldText: string | null;
+  /** Exactly the text that will land. */
+  newText: string;
+};
+
+/**
+ * Checks shared by write, edit and their person-edited variants: size, an existing file must be
+ * text the agent has read and that has not changed since.
+ */
+export async function planFileWrite(
+  resolved: ResolvedPath,
+  ctx: ToolContext,
+  makeText: (current: {oldText: string | null}) => Result<string>,
+  maxBytes: number,
+): Promise<Result<WritePlan>> {
+  const existing = await readExisting(resolved);
+  if (!existing.ok) return existing;
+  let oldText: string | null = null;
+  if (existing.value) {
+    const fresh = checkFresh(ctx.session, resolved, existing.value.bytes);
+    if (!fresh.ok) return fresh;
+    const decoded = decodeText(resolved, existing.value.bytes);
+    if (!decoded.ok) return decoded;
+    oldText = decoded.value;
+  }
+  const newText = makeText({oldText});
+  if (!newText.ok) return newText;
+  const size = Buffer.byteLength(newText.value);
+  if (size > maxBytes) {
+    return fail(
+      'too-large',
+      `The new content of ${resolved.display} would be ${formatBytes(size)}, over the ${formatBytes(maxBytes)} limit for files nib writes. Write a smaller file, or generate it with a command.`,
+    );
+  }
+  return {ok: true, value: {resolved, existing: existing.value, oldText, newText: newText.value}};
+}
+
+export function previewOf(verb: string, plan: WritePlan): ToolPreview {
+  return {
+    title: `${verb} ${plan.resolved.display}`,
+    outside: plan.resolved.outside,
+    file: {path: plan.resolved.display, oldText: plan.oldText, newText: plan.newText},
+    editable: plan.newText,
+  };
+}
+
+export async function commitPlan(
+  plan: WritePlan,
+  ctx: ToolContext,
+  options: FileToolOptions,
+  describe: (changes: string) => string,
+): Promise<ToolResult> {
+  const committed = await commitWrite(ctx.session, {
+    resolved: plan.resolved,
+    existing: plan.existing,
+    bytes: Buffer.from(plan.newText),
+    beforeRename: options.beforeRename,
+  });
+  if (!committed.ok) return errorResult(committed.error);
+  const changes = countLineChanges(plan.oldText, plan.newText);
+  return {
+    content: describe(`+${changes.added} −${changes.removed} lines`),
+    isError: false,
+    detail: {
+      summary: formatChanges(changes),
+      file: {path: plan.resolved.display, oldText: plan.oldText, newText: plan.newText},
+      added: changes.added,
+      removed: changes.removed,
+    },
+  };
+}
+
+export function createWriteTool(options: FileToolOptions = {}) {
+  const maxBytes = options.maxBytes ?? LIMITS.writeMaxBytes;
+
+  const plan = async (args: WriteArgs, text: string, ctx: ToolContext, keepStyle: boolean) => {
+    const resolved = await resolvePath(ctx.root, args.path);
+    return planFileWrite(
+      resolved,
+      ctx,
+      // An existing file keeps its BOM and CRLF line breaks: the model writes LF and no BOM, and
+      // a file whose every line changed ending is a diff nobody can review.
+      ({oldText}) => ({ok: true, value: keepStyle && oldText !== null ? toFileText(text, detectStyle(oldText)) : text}),
+      maxBytes,
+    );
+  };
+
+  const commit = async (planned: Result<WritePlan>, ctx: ToolContext, edited: boolean) => {
+    if (!planned.ok) return errorResult(planned.error);
+    const verb = planned.value.existing ? 'Updated' : 'Created';
+    const by = edited ? " with the person's edited version" : '';
+    return commitPlan(planned.value, ctx, options, changes => `${verb} ${planned.value.resolved.display}${by} (${changes}).`);
+  };
+
+  return defineTool({
+    name: 'write',
+    kind: 'write',
+    description: [
+      'Create a file or replace its whole content. Parent directories are created.',
+      'To change part of an existing file, prefer edit. An existing file must be read first (write refuses otherwise),',
+      `and its BOM and CRLF line breaks are kept. Content is limited to ${formatBytes(maxBytes)}.`,
+    ].join(' '),
+    schema,
+    keyArg: args => args.path,
+    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path)).outside,
+    preview: async (args, ctx) => {
+      const planned = await plan(args, args.content, ctx, true);
+      return planned.ok ? previewOf('write', planned.value) : errorResult(planned.error);
+    },
+    run: async (args, ctx) => commit(await plan(args, args.content, ctx, true), ctx, false),
+    // The person's text is taken as they left it in the editor, byte for byte.
+    runEdited: async (args, text, ctx) => commit(await plan(args, text, ctx, false), ctx, true),
+  });
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+}
+
+export const writeTool = createWriteTool();

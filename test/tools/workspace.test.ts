@@ -1,0 +1,71 @@
+import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
+import path from 'node:path';
+import {describe, expect, test} from 'vitest';
+import {resolvePath, writeAtomic} from '../../source/tools/workspace.js';
+import {useTempDirs} from './helpers.js';
+
+const tempDir = useTempDirs();
+
+describe('workspace confinement', () => {
+  test('relative paths inside are inside; .. and absolute paths out are outside', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'src'));
+    expect(await resolvePath(root, 'src/a.ts')).toMatchObject({outside: false, display: 'src/a.ts', real: path.join(root, 'src/a.ts')});
+    expect((await resolvePath(root, '../x')).outside).toBe(true);
+    expect((await resolvePath(root, 'src/../../x')).outside).toBe(true);
+    expect((await resolvePath(root, 'src/../a.ts')).outside).toBe(false);
+    expect((await resolvePath(root, '/etc/passwd')).outside).toBe(true);
+    expect((await resolvePath(root, path.join(root, 'src'))).outside).toBe(false);
+    expect((await resolvePath(root, '.')).display).toBe('.');
+    expect((await resolvePath(root, '~/x')).outside).toBe(true);
+  });
+
+  test('a symlink inside pointing to a file outside is outside', async () => {
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    await writeFile(path.join(elsewhere, 'secret'), 's');
+    await symlink(path.join(elsewhere, 'secret'), path.join(root, 'innocent'));
+    await symlink(elsewhere, path.join(root, 'dir-link'));
+    expect((await resolvePath(root, 'innocent')).outside).toBe(true);
+    // A file that does not exist yet, under a symlinked directory that leads out.
+    expect((await resolvePath(root, 'dir-link/new/deeper.txt')).outside).toBe(true);
+    expect((await resolvePath(root, 'dir-link/new/deeper.txt')).real).toBe(path.join(elsewhere, 'new/deeper.txt'));
+  });
+
+  test('a symlink inside pointing inside stays inside', async () => {
+    const root = await tempDir();
+    await writeFile(path.join(root, 'target'), 't');
+    await symlink('target', path.join(root, 'link'));
+    expect(await resolvePath(root, 'link')).toMatchObject({outside: false, real: path.join(root, 'target')});
+  });
+});
+
+describe('writeAtomic', () => {
+  test('writes through a temp file and keeps a given mode', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'f');
+    const written = await writeAtomic(file, Buffer.from('data'), {mode: 0o100750});
+    expect(written.ok).toBe(true);
+    expect(await readFile(file, 'utf8')).toBe('data');
+    expect((await stat(file)).mode & 0o7777).toBe(0o750);
+    expect(await readdir(root)).toEqual(['f']);
+  });
+
+  test('a failure between temp write and rename leaves the original bytes and no temp file', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'f');
+    await writeFile(file, 'original');
+    let temp = '';
+    const result = await writeAtomic(file, Buffer.from('replacement'), {
+      beforeRename: async tempPath => {
+        temp = tempPath;
+        expect(await readFile(tempPath, 'utf8')).toBe('replacement');
+        throw new Error('injected');
+      },
+    });
+    expect(result).toMatchObject({ok: false, error: {code: 'io'}});
+    expect(temp).not.toBe('');
+    expect(await readFile(file, 'utf8')).toBe('original');
+    expect(await readdir(root)).toEqual(['f']);
+  });
+});

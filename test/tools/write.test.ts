@@ -1,0 +1,127 @@
+import {chmod, mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
+import path from 'node:path';
+import {describe, expect, test} from 'vitest';
+import {createWriteTool, isPreview, readTool, writeTool} from '../../source/tools/index.js';
+import {contextFor, never, useTempDirs} from './helpers.js';
+
+const tempDir = useTempDirs();
+
+describe('write', () => {
+  test('creates a file and its parent directories', async () => {
+    const root = await tempDir();
+    const ctx = contextFor(root);
+    const result = await writeTool.run({path: 'a/b/c.txt', content: 'one\ntwo\n'}, ctx, never);
+    expect(result).toMatchObject({isError: false, content: 'Created a/b/c.txt (+2 −0 lines).'});
+    expect(result.detail).toMatchObject({summary: '+2 −0', file: {path: 'a/b/c.txt', oldText: null, newText: 'one\ntwo\n'}});
+    expect(await readFile(path.join(root, 'a/b/c.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  test('overwriting a file not read in this session is refused with "read it first"', async () => {
+    const root = await tempDir();
+    await writeFile(path.join(root, 'x.txt'), 'theirs\n');
+    const ctx = contextFor(root);
+    const refused = await writeTool.run({path: 'x.txt', content: 'mine\n'}, ctx, never);
+    expect(refused).toMatchObject({isError: true, code: 'not-read'});
+    expect(refused.content).toContain('read it first');
+    expect(await readFile(path.join(root, 'x.txt'), 'utf8')).toBe('theirs\n');
+
+    await readTool.run({path: 'x.txt'}, ctx, never);
+    const updated = await writeTool.run({path: 'x.txt', content: 'mine\n'}, ctx, never);
+    expect(updated.content).toBe('Updated x.txt (+1 −1 lines).');
+  });
+
+  test('a stale file is refused', async () => {
+    const root = await tempDir();
+    const ctx = contextFor(root);
+    await writeFile(path.join(root, 'x.txt'), 'v1\n');
+    await readTool.run({path: 'x.txt'}, ctx, never);
+    await writeFile(path.join(root, 'x.txt'), 'v2\n');
+    expect(await writeTool.run({path: 'x.txt', content: 'mine\n'}, ctx, never)).toMatchObject({code: 'stale'});
+    expect(await readFile(path.join(root, 'x.txt'), 'utf8')).toBe('v2\n');
+  });
+
+  test('content over the limit is refused with a clear message', async () => {
+    const root = await tempDir();
+    const result = await writeTool.run({path: 'big.txt', content: 'x'.repeat(1024 * 1024 + 1)}, contextFor(root), never);
+    expect(result).toMatchObject({isError: true, code: 'too-large'});
+    expect(result.content).toContain('over the 1 MiB limit');
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  test('keeps the mode, the BOM and CRLF line breaks of an existing file', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'tool.sh');
+    await writeFile(file, '\uFEFFecho 1\r\n');
+    await chmod(file, 0o755);
+    const ctx = contextFor(root);
+    await readTool.run({path: 'tool.sh'}, ctx, never);
+    const preview = await writeTool.preview({path: 'tool.sh', content: 'echo 2\necho 3\n'}, ctx);
+    if (!isPreview(preview)) throw new Error(preview.content);
+    expect(preview.file).toEqual({path: 'tool.sh', oldText: '\uFEFFecho 1\r\n', newText: '\uFEFFecho 2\r\necho 3\r\n'});
+    await writeTool.run({path: 'tool.sh', content: 'echo 2\necho 3\n'}, ctx, never);
+    expect(await readFile(file, 'utf8')).toBe(preview.file?.newText);
+    expect((await stat(file)).mode & 0o777).toBe(0o755);
+  });
+
+  test('preview of a new file shows the whole content; editable is the content', async () => {
+    const root = await tempDir();
+    const preview = await writeTool.preview({path: 'n.txt', content: 'hi\n'}, contextFor(root));
+    expect(preview).toEqual({
+      title: 'write n.txt',
+      outside: false,
+      file: {path: 'n.txt', oldText: null, newText: 'hi\n'},
+      editable: 'hi\n',
+    });
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  test("runEdited writes the person's text as is", async () => {
+    const root = await tempDir();
+    const result = await writeTool.runEdited!({path: 'n.txt', content: 'model\n'}, 'person\r\n', contextFor(root), never);
+    expect(result.content).toBe("Created n.txt with the person's edited version (+1 −0 lines).");
+    expect(await readFile(path.join(root, 'n.txt'), 'utf8')).toBe('person\r\n');
+  });
+
+  test('writing through a symlink outside the workspace is flagged as outside', async () => {
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    await symlink(elsewhere, path.join(root, 'out'));
+    const ctx = contextFor(root);
+    expect(await writeTool.isOutside({path: 'out/new.txt', content: 'x'}, ctx)).toBe(true);
+    expect(await writeTool.isOutside({path: '../new.txt', content: 'x'}, ctx)).toBe(true);
+    expect(await writeTool.isOutside({path: 'in/new.txt', content: 'x'}, ctx)).toBe(false);
+    // The title names where the bytes would really land.
+    const preview = await writeTool.preview({path: 'out/new.txt', content: 'x'}, ctx);
+    expect(preview).toMatchObject({outside: true, title: `write ${path.join(elsewhere, 'new.txt')}`});
+  });
+
+  test('writing through a symlink inside the workspace updates the target and keeps the link', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'real'));
+    await writeFile(path.join(root, 'real', 'f.txt'), 'old\n');
+    await symlink('real/f.txt', path.join(root, 'link.txt'));
+    const ctx = contextFor(root);
+    await readTool.run({path: 'link.txt'}, ctx, never);
+    const result = await writeTool.run({path: 'link.txt', content: 'new\n'}, ctx, never);
+    expect(result.content).toBe('Updated real/f.txt (+1 −1 lines).');
+    expect(await readFile(path.join(root, 'real', 'f.txt'), 'utf8')).toBe('new\n');
+  });
+
+  test('a failure before the rename leaves the original and no temp file', async () => {
+    const root = await tempDir();
+    await writeFile(path.join(root, 'x.txt'), 'keep me\n');
+    const ctx = contextFor(root);
+    await readTool.run({path: 'x.txt'}, ctx, never);
+    const failing = createWriteTool({beforeRename: () => Promise.reject(new Error('ENOSPC: no space left'))});
+    const result = await failing.run({path: 'x.txt', content: 'lost\n'}, ctx, never);
+    expect(result).toMatchObject({isError: true, code: 'io'});
+    expect(await readFile(path.join(root, 'x.txt'), 'utf8')).toBe('keep me\n');
+    expect(await readdir(root)).toEqual(['x.txt']);
+  });
+
+  test('a directory is not a file', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'd'));
+    expect(await writeTool.run({path: 'd', content: 'x'}, contextFor(root), never)).toMatchObject({code: 'is-directory'});
+  });
+});
