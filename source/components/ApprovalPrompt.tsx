@@ -1,0 +1,197 @@
+import {extname} from 'node:path';
+import {Box, Text, useInput} from 'ink';
+import {useMemo, useRef, useState} from 'react';
+import type {ApprovalRequest, Decision} from '../agent/events.js';
+import {computeChange, decideHunks, describeHunk} from '../agent/hunks.js';
+import type {EditorResult} from '../ui/editor.js';
+import {CommandView} from './CommandView.js';
+import {DiffView} from './DiffView.js';
+import {useTheme, type Theme} from './theme.js';
+
+export type Props = {
+  /** The call waiting for an answer: tool name, parsed arguments and the preview to review. */
+  readonly request: ApprovalRequest;
+  /** Screen rows the whole prompt may take; a long diff scrolls inside them. */
+  readonly rows: number;
+  /** Screen columns available. */
+  readonly columns: number;
+  /** Receives the person's answer, exactly once. */
+  readonly onDecision: (decision: Decision) => void;
+  /**
+   * Opens text in the person's editor and resolves with what they saved: `useExternalEditor()`
+   * in the app, a scripted editor in tests. `suffix` (`.ts`, `.sh`) picks the editor's syntax.
+   */
+  readonly onEdit: (text: string, suffix: string) => Promise<EditorResult>;
+  /** Whether the prompt owns the keyboard; the prompt input is inactive while this is true. */
+  readonly isActive?: boolean;
+};
+
+type Mode =
+  | {kind: 'choose'}
+  | {kind: 'reason'}
+  | {kind: 'editing'}
+  | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>};
+
+/**
+ * Asks whether a write, edit or command may run. y yes · a always · n no (+ reason) · e edit
+ * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no.
+ */
+export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true}: Props) {
+  const theme = useTheme();
+  const {preview} = request;
+  const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
+  const editable = preview.editable ?? preview.file?.newText ?? preview.command?.command;
+  const canSplit = (change?.hunks.length ?? 0) > 1;
+  const [mode, setMode] = useState<Mode>({kind: 'choose'});
+  const [message, setMessage] = useState<string>();
+  // Keys can arrive faster than React re-renders; the first decision is the only one.
+  const decided = useRef(false);
+  // The reason is read and extended from a ref, not from render state: keys typed faster than
+  // React re-renders would otherwise each extend the same stale text and drop characters.
+  const reason = useRef('');
+  const [reasonText, setReasonText] = useState('');
+  const setReason = (text: string) => {
+    reason.current = text;
+    setReasonText(text);
+  };
+
+  const decide = (decision: Decision) => {
+    if (decided.current) return;
+    decided.current = true;
+    onDecision(decision);
+  };
+
+  const edit = async () => {
+    if (editable === undefined) {
+      setMessage('Nothing to edit in this call.');
+      return;
+    }
+    setMode({kind: 'editing'});
+    setMessage(undefined);
+    const suffix = preview.command ? '.sh' : extname(preview.file?.path ?? '') || '.txt';
+    const result = await onEdit(editable, suffix);
+    if (!result.ok) {
+      setMode({kind: 'choose'});
+      setMessage(result.error.message);
+      return;
+    }
+    if (isUnchanged(result.value, editable, Boolean(preview.command))) decide({kind: 'yes'});
+    // A command from an editor ends with the newline the editor adds; the shell must not see it.
+    else decide({kind: 'edit', text: preview.command ? result.value.replace(/\n+$/, '') : result.value});
+  };
+
+  const stepHunk = (accept: boolean) => {
+    if (mode.kind !== 'hunks' || !change) return;
+    const accepted = new Set(mode.accepted);
+    if (accept) accepted.add(mode.current);
+    if (mode.current + 1 < change.hunks.length) setMode({kind: 'hunks', current: mode.current + 1, accepted});
+    else decide(decideHunks(change, accepted));
+  };
+
+  // Stays active while the editor runs (Ink pauses input then anyway): switching every input
+  // hook off and on again detaches Ink's stdin listener, and keys typed after could be lost.
+  useInput(
+    (input, key) => {
+      if (mode.kind === 'editing') return;
+      if (mode.kind === 'reason') {
+        if (key.escape) decide({kind: 'no'});
+        else if (key.return) decide(reason.current.trim() ? {kind: 'no', feedback: reason.current.trim()} : {kind: 'no'});
+        else if (key.backspace || key.delete) setReason(reason.current.slice(0, -1));
+        else if (input && !key.ctrl && !key.meta) setReason(reason.current + input.replace(/[\r\n]+/g, ' '));
+        return;
+      }
+      if (mode.kind === 'hunks') {
+        if (key.escape) setMode({kind: 'choose'});
+        else if (input === 'y') stepHunk(true);
+        else if (input === 'n') stepHunk(false);
+        return;
+      }
+      if (key.escape) decide({kind: 'no'});
+      else if (input === 'y') decide({kind: 'yes'});
+      else if (input === 'a') decide({kind: 'always'});
+      else if (input === 'n') setMode({kind: 'reason'});
+      else if (input === 'e') void edit();
+      else if (input === 'h' && canSplit) {
+        setMessage(undefined);
+        setMode({kind: 'hunks', current: 0, accepted: new Set()});
+      }
+    },
+    {isActive},
+  );
+
+  // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
+  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (message ? 1 : 0);
+  const bodyRows = Math.max(3, rows - footerRows);
+  const hunk = mode.kind === 'hunks' ? mode.current : undefined;
+
+  return (
+    <Box flexDirection="column" width={columns}>
+      {change && preview.file ? (
+        <DiffView
+          key={hunk ?? 'all'}
+          title={hunk === undefined ? preview.title : `${preview.title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
+          change={change}
+          hunk={hunk}
+          height={bodyRows}
+          width={columns}
+          isActive={isActive}
+        />
+      ) : preview.command ? (
+        <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
+      ) : (
+        <Text {...theme.toolName} wrap="truncate-end">
+          {preview.title}
+        </Text>
+      )}
+      {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
+      {message ? <Text {...theme.error}>{message}</Text> : null}
+      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />
+    </Box>
+  );
+}
+
+/** An editor that only added the final newline it insists on has changed nothing. */
+function isUnchanged(edited: string, original: string, isCommand: boolean): boolean {
+  if (isCommand) return edited.trim() === original.trim();
+  return edited === original || edited === `${original}\n`;
+}
+
+function Footer(props: {
+  readonly mode: Mode;
+  readonly name: string;
+  readonly canSplit: boolean;
+  readonly theme: Theme;
+  readonly reason: string;
+}) {
+  const {mode, name, canSplit, theme} = props;
+  const hint = (key: string, label: string) => (
+    <Text>
+      <Text {...theme.key}>{key}</Text> {label}
+    </Text>
+  );
+  if (mode.kind === 'editing') return <Text {...theme.dim}>Waiting for the editor to close…</Text>;
+  if (mode.kind === 'reason') {
+    return (
+      <Text>
+        <Text {...theme.accent}>Why not? (Enter sends, Esc skips) </Text>
+        {props.reason}
+        <Text inverse> </Text>
+      </Text>
+    );
+  }
+  if (mode.kind === 'hunks') {
+    return (
+      <Text>
+        <Text {...theme.accent}>Apply this hunk? </Text>
+        {hint('y', 'yes')} · {hint('n', 'no')} · {hint('esc', 'back')}
+      </Text>
+    );
+  }
+  return (
+    <Text>
+      <Text {...theme.accent}>Allow {name}? </Text>
+      {hint('y', 'yes')} · {hint('a', 'always')} · {hint('n', 'no')} · {hint('e', 'edit')}
+      {canSplit ? <> · {hint('h', 'hunks')}</> : null} · {hint('esc', 'no')}
+    </Text>
+  );
+}

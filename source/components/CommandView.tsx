@@ -1,0 +1,50 @@
+import {highlight} from 'cli-highlight';
+import {Box, Text} from 'ink';
+import {useMemo} from 'react';
+import {clean} from './diff-lines.js';
+import {useTheme} from './theme.js';
+
+export type Props = {
+  /** The shell command as it will run. */
+  readonly command: string;
+  /** Where it runs. */
+  readonly cwd: string;
+  /** Screen rows the view may take; longer commands are cut with a "more lines" note. */
+  readonly height: number;
+  readonly width: number;
+};
+
+/** A shell command for approval: highlighted as bash, with its working directory. */
+export function CommandView({command, cwd, height, width}: Props) {
+  const theme = useTheme();
+  const lines = useMemo(() => command.replace(/\n+$/, '').split('\n').map(clean), [command]);
+  const room = Math.max(1, height - 1);
+  const shown = lines.length > room ? lines.slice(0, room - 1) : lines;
+  return (
+    <Box flexDirection="column" width={width}>
+      {shown.map((line, index) => (
+        <Text key={index} wrap="truncate-end">
+          <Text {...theme.dim}>{index === 0 ? '$ ' : '  '}</Text>
+          {theme.hasColor ? <Highlighted line={line} /> : <Text {...theme.command}>{line}</Text>}
+        </Text>
+      ))}
+      {shown.length < lines.length ? <Text {...theme.dim}>  … {lines.length - shown.length} more lines (e opens all)</Text> : null}
+      <Text {...theme.dim} wrap="truncate-start">
+        in {cwd}
+      </Text>
+    </Box>
+  );
+}
+
+function Highlighted({line}: {readonly line: string}) {
+  const theme = useTheme();
+  const colored = useMemo(() => {
+    try {
+      return highlight(line, {language: 'bash', ignoreIllegals: true});
+    } catch {
+      // cli-highlight throws on grammars it cannot load; the plain command is still correct.
+      return undefined;
+    }
+  }, [line]);
+  return colored === undefined ? <Text {...theme.command}>{line}</Text> : <Text bold>{colored}</Text>;
+}

@@ -1,0 +1,232 @@
+import '../support/force-color.js';
+import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {cleanup, render} from 'ink-testing-library';
+import stripAnsi from 'strip-ansi';
+import {afterAll, afterEach, beforeAll, describe, expect, test} from 'vitest';
+import type {ApprovalRequest, Decision} from '../../source/agent/events.js';
+import type {ToolPreview} from '../../source/tools/types.js';
+import {ApprovalPrompt} from '../../source/components/ApprovalPrompt.js';
+import {ThemeContext, createTheme} from '../../source/components/theme.js';
+import {editInExternalEditor, type EditorResult} from '../../source/ui/editor.js';
+import {waitFor} from '../support/wait-for.js';
+
+afterEach(cleanup);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nib-approval-test-'));
+});
+afterAll(() => rm(dir, {recursive: true, force: true}));
+
+const numbered = (count: number) => Array.from({length: count}, (_, index) => `line ${index + 1}\n`).join('');
+const OLD = numbered(50);
+const NEW = OLD.replace('line 3\n', 'line three\n').replace('line 40\n', '');
+
+function editRequest(overrides: Partial<ToolPreview> = {}): ApprovalRequest {
+  return {
+    id: 'call-1',
+    name: 'edit',
+    args: {path: 'notes.txt'},
+    preview: {title: 'edit notes.txt', outside: false, file: {path: 'notes.txt', oldText: OLD, newText: NEW}, editable: NEW, ...overrides},
+  };
+}
+
+const bashRequest: ApprovalRequest = {
+  id: 'call-2',
+  name: 'bash',
+  args: {command: 'npm test -- --run'},
+  preview: {title: 'bash npm test -- --run', outside: false, command: {command: 'npm test -- --run', cwd: '/work/project'}, editable: 'npm test -- --run'},
+};
+
+const noEditor = async (): Promise<EditorResult> => ({ok: false, error: {code: 'no-editor', message: 'No editor found.'}});
+
+/** Renders the prompt and collects its decisions. */
+function setup(request: ApprovalRequest, onEdit: (text: string, suffix: string) => Promise<EditorResult> = noEditor, size = {rows: 30, columns: 100}) {
+  const decisions: Decision[] = [];
+  const view = render(<ApprovalPrompt request={request} rows={size.rows} columns={size.columns} onDecision={(decision) => decisions.push(decision)} onEdit={onEdit} />);
+  const plain = () => stripAnsi(view.lastFrame() ?? '');
+  const decided = () => waitFor(() => decisions.length > 0, plain);
+  return {...view, decisions, plain, decided};
+}
+
+/** A scripted editor that runs `body` on the file "$1". */
+async function fakeEditor(name: string, body: string) {
+  const path = join(dir, name);
+  await writeFile(path, `#!/bin/sh\n${body}\n`);
+  await chmod(path, 0o755);
+  return (text: string, suffix: string) => editInExternalEditor(text, {suffix, env: {PATH: process.env['PATH'] ?? '', EDITOR: path}, stdio: 'ignore', tmpDir: dir});
+}
+
+describe('ApprovalPrompt', () => {
+  test('shows the diff and the keys; h only when there is more than one hunk', () => {
+    const {plain, lastFrame} = setup(editRequest());
+    expect(plain()).toContain('edit notes.txt  +1 −2');
+    expect(plain()).toContain('- line 3');
+    expect(plain()).toContain('+ line three');
+    expect(plain()).toContain('Allow edit? y yes · a always · n no · e edit · h hunks · esc no');
+    expect(lastFrame()).toContain('\u001B[31m');
+    cleanup();
+    const single = setup(editRequest({file: {path: 'a', oldText: 'a\n', newText: 'b\n'}}));
+    expect(single.plain()).not.toContain('h hunks');
+  });
+
+  test('y approves', async () => {
+    const {stdin, decisions, decided} = setup(editRequest());
+    stdin.write('y');
+    await decided();
+    expect(decisions).toEqual([{kind: 'yes'}]);
+  });
+
+  test('a approves for the session', async () => {
+    const {stdin, decisions, decided} = setup(bashRequest);
+    stdin.write('a');
+    await decided();
+    expect(decisions).toEqual([{kind: 'always'}]);
+  });
+
+  test('Esc denies', async () => {
+    const {stdin, decisions, decided} = setup(bashRequest);
+    stdin.write('\u001B');
+    await decided();
+    expect(decisions).toEqual([{kind: 'no'}]);
+  });
+
+  test('n then a typed reason and Enter denies with the reason', async () => {
+    const {stdin, decisions, decided, plain} = setup(editRequest());
+    stdin.write('n');
+    await waitFor(() => plain().includes('Why not?'), plain);
+    for (const char of 'keep line 40') stdin.write(char);
+    await waitFor(() => plain().includes('keep line 40'), plain);
+    stdin.write('\r');
+    await decided();
+    expect(decisions).toEqual([{kind: 'no', feedback: 'keep line 40'}]);
+  });
+
+  test('n then Esc denies without a reason', async () => {
+    const {stdin, decisions, decided, plain} = setup(editRequest());
+    stdin.write('n');
+    await waitFor(() => plain().includes('Why not?'), plain);
+    stdin.write('\u001B');
+    await decided();
+    expect(decisions).toEqual([{kind: 'no'}]);
+  });
+
+  test('e runs the editor; the saved text is the decision', async () => {
+    const editor = await fakeEditor('append.sh', 'echo "added by a person" >> "$1"');
+    const {stdin, decisions, decided} = setup(editRequest(), editor);
+    stdin.write('e');
+    await decided();
+    expect(decisions).toEqual([{kind: 'edit', text: `${NEW}added by a person\n`}]);
+  });
+
+  test('e on a command: the edited command, without the editor newline', async () => {
+    const editor = await fakeEditor('cmd.sh', 'echo "npm test -- --run --bail" > "$1"');
+    const {stdin, decisions, decided} = setup(bashRequest, editor);
+    stdin.write('e');
+    await decided();
+    expect(decisions).toEqual([{kind: 'edit', text: 'npm test -- --run --bail'}]);
+  });
+
+  test('e saved unchanged is a yes', async () => {
+    const editor = await fakeEditor('touch.sh', 'touch "$1"');
+    const {stdin, decisions, decided} = setup(editRequest(), editor);
+    stdin.write('e');
+    await decided();
+    expect(decisions).toEqual([{kind: 'yes'}]);
+  });
+
+  test('e with a failing editor stays in the prompt with a message', async () => {
+    const editor = await fakeEditor('fail.sh', 'exit 1');
+    const {stdin, decisions, plain, decided} = setup(editRequest(), editor);
+    stdin.write('e');
+    await waitFor(() => plain().includes('exited with code 1'), plain);
+    expect(plain()).toContain('Allow edit?');
+    expect(decisions).toEqual([]);
+    stdin.write('y');
+    await decided();
+    expect(decisions).toEqual([{kind: 'yes'}]);
+  });
+
+  test('h steps through hunks; accepting 1 of 2 is an edit with only that hunk and a note', async () => {
+    const {stdin, decisions, decided, plain} = setup(editRequest());
+    stdin.write('h');
+    await waitFor(() => plain().includes('hunk 1 of 2'), plain);
+    expect(plain()).toContain('Apply this hunk?');
+    expect(plain()).not.toContain('line 40');
+    stdin.write('n');
+    await waitFor(() => plain().includes('hunk 2 of 2'), plain);
+    expect(plain()).toContain('- line 40');
+    stdin.write('y');
+    await decided();
+    expect(decisions).toHaveLength(1);
+    const decision = decisions[0]!;
+    expect(decision).toMatchObject({kind: 'edit', text: OLD.replace('line 40\n', '')});
+    expect(decision.kind === 'edit' && decision.note).toContain('Rejected (not written): hunk 1 of 2 (lines 1-6)');
+  });
+
+  test('h accepting every hunk is a yes, none a no', async () => {
+    const all = setup(editRequest());
+    all.stdin.write('h');
+    await waitFor(() => all.plain().includes('hunk 1 of 2'), all.plain);
+    all.stdin.write('y');
+    await waitFor(() => all.plain().includes('hunk 2 of 2'), all.plain);
+    all.stdin.write('y');
+    await all.decided();
+    expect(all.decisions).toEqual([{kind: 'yes'}]);
+    cleanup();
+    const none = setup(editRequest());
+    none.stdin.write('h');
+    await waitFor(() => none.plain().includes('hunk 1 of 2'), none.plain);
+    none.stdin.write('n');
+    await waitFor(() => none.plain().includes('hunk 2 of 2'), none.plain);
+    none.stdin.write('n');
+    await none.decided();
+    expect(none.decisions).toMatchObject([{kind: 'no'}]);
+  });
+
+  test('bash: the command and its cwd; outside the workspace warns', () => {
+    const {plain} = setup({...bashRequest, preview: {...bashRequest.preview, outside: true}});
+    expect(plain()).toContain('$ npm test -- --run');
+    expect(plain()).toContain('in /work/project');
+    expect(plain()).toContain('⚠ outside the workspace');
+    expect(plain()).not.toContain('h hunks');
+  });
+
+  test('a long diff fits the rows given and scrolls with a marker', async () => {
+    const request = editRequest({file: {path: 'big.txt', oldText: null, newText: numbered(200)}, editable: numbered(200)});
+    const {plain, stdin} = setup(request, noEditor, {rows: 15, columns: 80});
+    expect(plain().split('\n').length).toBeLessThanOrEqual(15);
+    expect(plain()).toMatch(/lines 1–\d+ of 200/);
+    stdin.write('\u001B[6~');
+    await waitFor(() => !/lines 1–/.test(plain()), plain);
+    expect(plain().split('\n').length).toBeLessThanOrEqual(15);
+  });
+
+  test('40 columns render without a row wider than the screen', () => {
+    const {plain} = setup(editRequest(), noEditor, {rows: 24, columns: 40});
+    for (const row of plain().split('\n')) expect(row.length).toBeLessThanOrEqual(40);
+  });
+
+  test('NO_COLOR: the whole prompt carries no color escape', () => {
+    const {lastFrame} = render(
+      <ThemeContext value={createTheme({NO_COLOR: '1'})}>
+        <ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={() => {}} onEdit={noEditor} />
+      </ThemeContext>,
+    );
+    expect(lastFrame()).not.toMatch(/\u001B\[(3|4|9|10)\dm/);
+    expect(stripAnsi(lastFrame()!)).toContain('$ npm test -- --run');
+  });
+
+  test('inactive: keys are ignored', async () => {
+    const decisions: Decision[] = [];
+    const {stdin, rerender, lastFrame} = render(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive={false} />);
+    stdin.write('y');
+    rerender(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive />);
+    stdin.write('n');
+    // The 'y' typed while inactive did nothing: the prompt is still undecided, now asking why.
+    await waitFor(() => stripAnsi(lastFrame()!).includes('Why not?'), () => lastFrame()!);
+    expect(decisions).toEqual([]);
+  });
+});
