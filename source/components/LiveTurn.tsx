@@ -1,0 +1,76 @@
+import {Box, Text} from 'ink';
+import type {LiveTurn as LiveState} from '../agent/reducer.js';
+import {renderMarkdown} from './Markdown.js';
+import {ToolBadge} from './ToolBadge.js';
+import {useTheme} from './theme.js';
+import {useMemo} from 'react';
+
+export type Props = {
+  readonly live: LiveState;
+  /** The current time from the session state (elapsed times). */
+  readonly now: number;
+  readonly width: number;
+  /** Rows this region may use. It never uses more, however long the open block is. */
+  readonly maxRows: number;
+};
+
+const reasoningRows = 3;
+const outputRows = 3;
+
+/**
+ * What is still moving: dimmed reasoning, the open block of the answer, the tool calls in flight.
+ * Clamped to `maxRows`, because Ink clears the whole screen when its live region outgrows it.
+ */
+export function LiveTurn({live, now, width, maxRows}: Props) {
+  const theme = useTheme();
+  const toolRows = live.tools.reduce((rows, tool) => rows + 1 + (tool.status === 'running' ? outputRows : 0), 0);
+  const thinkingRows = live.reasoning ? Math.min(reasoningRows, Math.max(0, maxRows - toolRows)) : 0;
+  const textRows = Math.max(0, maxRows - toolRows - thinkingRows);
+  const {hasColor} = theme;
+  const textLines = useMemo(
+    () => tailRendered(live.text, live.scan.fence?.line ?? null, textRows, width, hasColor),
+    [live.text, live.scan.fence, textRows, width, hasColor],
+  );
+  const thoughtLines = live.reasoning ? wrapTail(live.reasoning.replace(/\s+$/, ''), width - 2, thinkingRows) : [];
+  return (
+    <Box flexDirection="column" width={width}>
+      {thoughtLines.map((line, index) => (
+        <Text key={`r${index}`} {...theme.reasoning} wrap="truncate-end">
+          {line}
+        </Text>
+      ))}
+      {textLines.map((line, index) => (
+        <Text key={`t${index}`} wrap="truncate-end">
+          {line}
+        </Text>
+      ))}
+      {live.tools.map(tool => (
+        <ToolBadge key={tool.callId} tool={tool} now={now} width={width} outputLines={outputRows} />
+      ))}
+    </Box>
+  );
+}
+
+/**
+ * The last `rows` lines of the open block, rendered. Only the tail is rendered, so a long open
+ * code fence costs the same per frame as a short one; the fence's opening line is put back so the
+ * tail still highlights as code.
+ */
+export function tailRendered(text: string, openFence: string | null, rows: number, width: number, hasColor: boolean): string[] {
+  if (rows <= 0 || text.trim() === '') return [];
+  const source = text.split('\n');
+  const tail = source.length > rows * 2 ? [...(openFence ? [openFence] : []), ...source.slice(-rows * 2)].join('\n') : text;
+  const rendered = renderMarkdown(tail, width, hasColor).split('\n');
+  return rendered.slice(-rows);
+}
+
+/** Plain text wrapped to `width`, last `rows` rows. */
+function wrapTail(text: string, width: number, rows: number): string[] {
+  if (rows <= 0) return [];
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') out.push('');
+    for (let start = 0; start < line.length; start += Math.max(1, width)) out.push(line.slice(start, start + width));
+  }
+  return out.slice(-rows);
+}

@@ -1,0 +1,130 @@
+import {Box, Text, useInput} from 'ink';
+import TextInput from 'ink-text-input';
+import {useRef, useState} from 'react';
+import {SlashMenu, type SlashItem} from './SlashMenu.js';
+import {useTheme} from './theme.js';
+
+export type Props = {
+  /** The text being typed (controlled: the caller clears it, or fills it from $EDITOR). */
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+  /** Enter on a finished prompt; the text is never empty. */
+  readonly onSubmit: (text: string) => void;
+  /** Earlier prompts, oldest first: Up and Down walk them. */
+  readonly history: readonly string[];
+  /** Slash commands offered while a `/command` is typed. */
+  readonly commands: readonly SlashItem[];
+  /** False while something else owns the keyboard (an approval prompt). */
+  readonly isActive: boolean;
+  /** Ctrl+G: edit the prompt in $EDITOR. */
+  readonly onEditInEditor?: () => void;
+  readonly placeholder?: string;
+  /** Rows the completion list may use. */
+  readonly menuRows?: number;
+};
+
+/**
+ * The prompt line on ink-text-input. Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
+ * walk the history; typing `/` opens a completion list (Up/Down choose, Tab or Enter complete).
+ */
+export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = 6}: Props) {
+  const theme = useTheme();
+  // Position in `history` while walking it, and the unsent draft to come back to.
+  const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
+  const [selected, setSelected] = useState(0);
+  // ink-text-input inserts the letter of a Ctrl chord (Ctrl+D types "d"); the guard below sees each
+  // key first and marks such chords so the change they cause is dropped.
+  const isChord = useRef(false);
+  const matches = slashMatches(value, commands);
+  const isMenuOpen = matches.length > 0;
+  const choice = matches[Math.min(selected, matches.length - 1)];
+
+  const change = (next: string) => {
+    if (isChord.current) return;
+    setSelected(0);
+    setWalk(null);
+    onChange(next);
+  };
+
+  const submit = (text: string) => {
+    if (isMenuOpen && choice && text !== `/${choice.name}` && !text.startsWith(`/${choice.name} `)) {
+      if (choice.args) return change(`/${choice.name} `);
+      return send(`/${choice.name}`);
+    }
+    if (text.endsWith('\\')) return change(`${text.slice(0, -1)}\n`);
+    if (text.trim() === '') return;
+    send(text);
+  };
+
+  const send = (text: string) => {
+    setWalk(null);
+    setSelected(0);
+    onSubmit(text);
+  };
+
+  useInput(
+    (input, key) => {
+      isChord.current = false;
+      if (key.ctrl && input === 'g') return onEditInEditor?.();
+      if (isMenuOpen && (key.upArrow || key.downArrow)) {
+        setSelected(index => (index + (key.upArrow ? matches.length - 1 : 1)) % matches.length);
+        return;
+      }
+      if (isMenuOpen && key.tab && choice) return change(`/${choice.name}${choice.args ? ' ' : ''}`);
+      if (key.upArrow && history.length > 0) {
+        const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);
+        setWalk({index, draft: walk?.draft ?? value});
+        onChange(history[index]!);
+      } else if (key.downArrow && walk !== null) {
+        const index = walk.index + 1;
+        if (index >= history.length) {
+          setWalk(null);
+          onChange(walk.draft);
+        } else {
+          setWalk({index, draft: walk.draft});
+          onChange(history[index]!);
+        }
+      }
+    },
+    {isActive},
+  );
+
+  const lines = value.split('\n');
+  return (
+    <Box flexDirection="column">
+      <KeyGuard isActive={isActive} onChord={() => (isChord.current = true)} />
+      <Box>
+        <Box flexDirection="column" marginRight={1}>
+          {lines.map((_, index) => (
+            <Text key={index} {...theme.accent}>
+              {index === 0 ? '›' : '┊'}
+            </Text>
+          ))}
+        </Box>
+        <TextInput value={value} onChange={change} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
+      </Box>
+      {isMenuOpen && isActive ? <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} /> : null}
+    </Box>
+  );
+}
+
+/** Commands whose name starts with what follows the `/` (while no argument is being typed). */
+export function slashMatches(value: string, commands: readonly SlashItem[]): SlashItem[] {
+  if (!value.startsWith('/') || /\s/.test(value)) return [];
+  const typed = value.slice(1).toLowerCase();
+  return commands.filter(command => command.name.startsWith(typed));
+}
+
+/**
+ * Sees every key before ink-text-input does (its listener is registered first because it comes
+ * first in the tree) and reports Ctrl/Meta chords, which the input would otherwise type.
+ */
+function KeyGuard({isActive, onChord}: {readonly isActive: boolean; readonly onChord: () => void}) {
+  useInput(
+    (input, key) => {
+      if ((key.ctrl && input !== '') || key.meta) onChord();
+    },
+    {isActive},
+  );
+  return null;
+}

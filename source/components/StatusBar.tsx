@@ -1,0 +1,60 @@
+import {Box, Text} from 'ink';
+import type {ApprovalMode} from '../agent/approval.js';
+import type {UsageTotals} from '../agent/reducer.js';
+import {useTheme} from './theme.js';
+
+/** What the keyboard does right now, which decides the hints shown. */
+export type KeyState = 'idle' | 'busy' | 'approval' | 'confirm-exit';
+
+export type Props = {
+  readonly model: string;
+  readonly mode: ApprovalMode;
+  /** Tools answered "always" in this session. */
+  readonly alwaysTools: readonly string[];
+  readonly usage: UsageTotals;
+  /** The model's context window in tokens, when known: shows how full it is. */
+  readonly contextWindow?: number;
+  /** The working directory as shown (already shortened, e.g. `~/src/app`). */
+  readonly cwd: string;
+  readonly keyState: KeyState;
+  readonly width: number;
+};
+
+const hints: Record<KeyState, string> = {
+  idle: 'enter send · ctrl+j newline · / commands · shift+tab mode · ctrl+d exit',
+  busy: 'esc interrupt · type to queue · shift+tab mode',
+  approval: 'y yes · a always · n no · e edit · esc no',
+  'confirm-exit': 'press ctrl+c again to exit',
+};
+
+/** Two lines under the prompt: the session's facts, and the keys that apply now. */
+export function StatusBar({model, mode, alwaysTools, usage, contextWindow, cwd, keyState, width}: Props) {
+  const theme = useTheme();
+  const fill =
+    contextWindow && usage.lastPromptTokens > 0 ? ` (${Math.round((usage.lastPromptTokens / contextWindow) * 100)}% ctx)` : '';
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text wrap="truncate-end">
+        <Text {...theme.accent}>{model}</Text>
+        <Text {...theme.dim}> · </Text>
+        <Text {...(mode === 'yolo' ? theme.warning : theme.text)}>{mode}</Text>
+        {alwaysTools.length > 0 ? <Text {...theme.dim}> · always: {alwaysTools.join(', ')}</Text> : null}
+        <Text {...theme.dim}>
+          {' '}
+          · ↑{formatTokens(usage.promptTokens)} ↓{formatTokens(usage.completionTokens)}
+          {fill} · {cwd}
+        </Text>
+      </Text>
+      <Text {...(keyState === 'confirm-exit' ? theme.warning : theme.dim)} wrap="truncate-end">
+        {hints[keyState]}
+      </Text>
+    </Box>
+  );
+}
+
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 100_000) return `${(count / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+  return `${Math.round(count / 1000)}k`;
+}
+

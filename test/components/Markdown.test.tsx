@@ -1,0 +1,48 @@
+import '../support/force-color.js';
+import {render} from 'ink-testing-library';
+import {expect, test} from 'vitest';
+import {Markdown, renderMarkdown} from '../../source/components/Markdown.js';
+import {createTheme, ThemeContext} from '../../source/components/theme.js';
+import {plain} from './helpers.js';
+
+test('headings, emphasis, inline code, links and lists render without markdown syntax', () => {
+  const out = plain(renderMarkdown('# Title\n\nSome *em*, **bold**, `code` and [docs](https://x.dev).\n\n- one\n- two', 60, true));
+  expect(out).toContain('Title');
+  expect(out).not.toContain('# Title');
+  expect(out).toContain('Some em, bold, code and docs');
+  expect(out).toContain('https://x.dev');
+  expect(out).toMatch(/\* one\n\s*\* two/);
+});
+
+test('tables are drawn with borders', () => {
+  const out = plain(renderMarkdown('| a | b |\n|---|---|\n| 1 | 2 |', 60, true));
+  expect(out).toContain('│ a │ b │');
+  expect(out).toContain('│ 1 │ 2 │');
+});
+
+test('fenced code is highlighted by language', () => {
+  const out = renderMarkdown('```js\nconst answer = 42;\n```', 60, true);
+  expect(plain(out)).toContain('const answer = 42;');
+  expect(out).toMatch(/\u001B\[\d+mconst\u001B\[39m/);
+});
+
+test('NO_COLOR strips every color', () => {
+  const out = renderMarkdown('# T\n\n```js\nconst a = 1;\n```', 60, false);
+  expect(out).not.toContain('\u001B[');
+  const {lastFrame} = render(
+    <ThemeContext value={createTheme({NO_COLOR: '1'})}>
+      <Markdown text={'**bold** and `code`'} width={40} />
+    </ThemeContext>,
+  );
+  expect(lastFrame()).toBe('bold and code');
+});
+
+test('paragraphs reflow to the width', () => {
+  const out = plain(renderMarkdown('word '.repeat(30), 40, true));
+  for (const line of out.split('\n')) expect(line.length).toBeLessThanOrEqual(40);
+});
+
+test('an unfinished table or fence mid-stream still renders', () => {
+  expect(plain(renderMarkdown('| a | b |\n|---', 60, true))).toContain('a');
+  expect(plain(renderMarkdown('```py\nprint(1)', 60, true))).toContain('print(1)');
+});

@@ -1,0 +1,78 @@
+import {render} from 'ink-testing-library';
+import {expect, test} from 'vitest';
+import type {AgentEvent} from '../../source/agent/events.js';
+import {initialState, reduce, type UiState} from '../../source/agent/reducer.js';
+import {LiveTurn} from '../../source/components/LiveTurn.js';
+import {Transcript} from '../../source/components/Transcript.js';
+import {plain, waitFor} from './helpers.js';
+
+const fold = (events: AgentEvent[], state: UiState = initialState({model: 'm', mode: 'ask'})) => events.reduce(reduce, state);
+
+function Screen({state, rows = 20, width = 60}: {state: UiState; rows?: number; width?: number}) {
+  return (
+    <>
+      <Transcript items={state.transcript} epoch={state.epoch} width={width} />
+      <LiveTurn live={state.live} now={state.now} width={width} maxRows={rows} />
+    </>
+  );
+}
+
+test('finished items print once above the live region; the open block stays live', async () => {
+  let state = fold([
+    {type: 'turn-start', prompt: 'explain', at: 1},
+    {type: 'text-delta', text: 'First paragraph.\n\nSecond, still stream'},
+  ]);
+  const {lastFrame, rerender, frames} = render(<Screen state={state} />);
+  expect(plain(lastFrame())).toBe('\n› explain\n\nFirst paragraph.\nSecond, still stream');
+  state = fold([{type: 'text-delta', text: 'ing.'}], state);
+  rerender(<Screen state={state} />);
+  await waitFor(() => expect(plain(lastFrame())).toContain('Second, still streaming.'));
+  // <Static> wrote the finished items in one frame; later frames carry only the live part.
+  const staticWrites = frames.filter(frame => plain(frame).includes('First paragraph.'));
+  expect(staticWrites.length).toBeGreaterThanOrEqual(1);
+  expect(plain(frames.at(-1)).startsWith('\n› explain')).toBe(true);
+});
+
+test('every kind of finished item', () => {
+  const state = fold([
+    {type: 'turn-start', prompt: 'go', at: 1000},
+    {type: 'reasoning-delta', text: 'hmm', at: 1000},
+    {type: 'text-delta', text: 'Reading.', at: 5000},
+    {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}'},
+    {type: 'tool-result', id: 'r', name: 'read', isError: false, content: 'x', detail: {summary: 'read 3 lines'}, at: 5100},
+    {type: 'retry', attempt: 1, delayMs: 1000, message: '500 from server'},
+    {type: 'error', message: 'connection reset'},
+  ]);
+  const frame = plain(render(<Screen state={state} />).lastFrame());
+  expect(frame).toContain('› go');
+  expect(frame).toContain('✻ thought for 4 s');
+  expect(frame).toContain('Reading.');
+  expect(frame).toContain('✓ read a.ts · read 3 lines');
+  expect(frame).toContain('500 from server; retrying in 1 s');
+  expect(frame).toContain('✗ connection reset');
+});
+
+test('the live region never outgrows its rows, however long the open block', () => {
+  const code = Array.from({length: 200}, (_, index) => `line ${index}`).join('\n');
+  const state = fold([{type: 'text-delta', text: `\`\`\`text\n${code}\n`}]);
+  expect(state.transcript).toEqual([]);
+  const frame = plain(render(<LiveTurn live={state.live} now={0} width={40} maxRows={8} />).lastFrame());
+  expect(frame.split('\n')).toHaveLength(8);
+  expect(frame).toContain('line 199');
+});
+
+test('reasoning streams dimmed in the live region, capped to a few lines', () => {
+  const state = fold([{type: 'reasoning-delta', text: 'a\nb\nc\nd\ne', at: 1}]);
+  const frame = plain(render(<LiveTurn live={state.live} now={0} width={40} maxRows={10} />).lastFrame());
+  expect(frame).toBe('c\nd\ne');
+});
+
+test('tools in flight show under the open text', () => {
+  const state = fold([
+    {type: 'tool-call', id: 'b', name: 'bash', arguments: '{"command":"npm test"}'},
+    {type: 'tool-start', id: 'b', name: 'bash', at: 1000},
+    {type: 'tool-output', id: 'b', chunk: 'PASS a\nPASS b\n'},
+  ]);
+  const frame = plain(render(<LiveTurn live={state.live} now={3000} width={60} maxRows={10} />).lastFrame());
+  expect(frame).toBe('◑ bash npm test · running 2 s\n  │ PASS a\n  │ PASS b');
+});
