@@ -1,0 +1,64 @@
+import type {Usage} from './events.js';
+import type {Message} from './messages.js';
+
+/**
+ * How full the model's context is. The API's usage is the truth for what was sent; messages
+ * appended since the last usage, and everything before the first one, are estimated at four
+ * characters a token, which is close enough to decide when to compact.
+ */
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** Fill (0..1) past which nib compacts before the next request. */
+export const DEFAULT_COMPACT_THRESHOLD = 0.8;
+
+/** Per-message framing the chat format adds (role, separators). */
+const MESSAGE_OVERHEAD = 4;
+
+export function estimateTokens(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const message of messages) {
+    chars += message.content?.length ?? 0;
+    if (message.type === 'assistant-tool-calls') {
+      for (const call of message.toolCalls) chars += call.name.length + call.arguments.length + call.id.length;
+    }
+  }
+  return Math.ceil(chars / 4) + messages.length * MESSAGE_OVERHEAD;
+}
+
+/** The last usage the API reported, and how long the history was when it was sent. */
+export type UsageMark = {usage: Usage; historyLength: number};
+
+/** Tokens the next request will carry (before its new messages are counted by the server). */
+export function contextTokens(history: readonly Message[], mark: UsageMark | null): number {
+  // A compaction shortens the history below the mark: the usage no longer describes it.
+  if (!mark || mark.historyLength > history.length) return estimateTokens(history);
+  return mark.usage.promptTokens + estimateTokens(history.slice(mark.historyLength));
+}
+
+/** The window of `model`: configured per model, else the default. */
+export function contextWindowFor(model: string, windows: Readonly<Record<string, number>> = {}, fallback = DEFAULT_CONTEXT_WINDOW): number {
+  return windows[model] ?? fallback;
+}
+
+export type ContextSettings = {
+  window: number;
+  /** 0..1; null turns automatic compaction off. */
+  compactAt: number | null;
+};
+
+export function contextFill(tokens: number, window: number): number {
+  return window > 0 ? tokens / window : 0;
+}
+
+export function shouldCompact(tokens: number, settings: ContextSettings): boolean {
+  return settings.compactAt !== null && contextFill(tokens, settings.window) > settings.compactAt;
+}
+
+/**
+ * Whether a provider error says the request was longer than the model's context. Servers word it
+ * differently: OpenAI `context_length_exceeded` / "maximum context length", vLLM and llama.cpp
+ * "exceeds the context", Anthropic-style "prompt is too long", LM Studio "context overflow".
+ */
+export function isContextLengthError(message: string): boolean {
+  return /context[_ ]length|maximum context|context (window|size|overflow)|exceeds? (the )?(available )?context|prompt is too long|too many tokens|reduce the length of the messages/i.test(message);
+}
