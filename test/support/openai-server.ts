@@ -22,6 +22,8 @@ import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:
 import type {AddressInfo} from 'node:net';
 import type {ScriptedResponse, Split, StreamResponse} from './sse.js';
 
+export {sse} from './sse.js';
+
 /** The parsed JSON body of a chat request (loosely typed: tests poke at whatever nib sent). */
 export type RecordedBody = {
   model?: string;
@@ -84,7 +86,14 @@ export async function startOpenAiServer(script: Script): Promise<OpenAiServer> {
       if (requests.length >= waiter.count) waiter.resolve();
       else waiters.push(waiter);
     }
-    const response = typeof script === 'function' ? await script(recorded, index) : script[index];
+    let response: ScriptedResponse | undefined;
+    try {
+      response = typeof script === 'function' ? await script(recorded, index) : script[index];
+    } catch (error) {
+      // A 400, not a 5xx: the client must not retry a broken test script.
+      sendJson(res, 400, {error: {message: `openai-server: the script threw: ${String(error)}`, type: 'test_script'}});
+      return;
+    }
     if (!response) {
       sendJson(res, 400, {
         error: {message: `openai-server: no scripted response for request #${index + 1}`, type: 'test_script'},
