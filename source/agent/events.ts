@@ -60,5 +60,18 @@ export type AgentEvent =
       at: number;
     }
   | {type: 'usage'; usage: Usage}
+  /**
+   * The history the model sees was replaced by a summary plus the recent turns (compact.ts).
+   * `history` is the new history without system messages; the session log keeps the old ones.
+   */
+  | {
+      type: 'compaction';
+      reason: 'auto' | 'overflow' | 'manual';
+      summary: string;
+      /** Messages folded into the summary, and messages kept as they were. */
+      summarised: number;
+      kept: number;
+      history: Message[];
+    }
   | {type: 'error'; message: string; code?: string}
   | {type: 'turn-end'; reason: TurnEndReason; at: number};

@@ -1,6 +1,8 @@
 import {createTwoFilesPatch} from 'diff';
 import {judgeCall, type ApprovalMode} from './approval.js';
 import type {AgentEvent, ApprovalRequest, Decision} from './events.js';
+import type {CompactResult} from './compact.js';
+import {isContextLengthError} from './context.js';
 import {LIMITS} from './limits.js';
 import {unansweredToolCalls, type Message, type ToolCall} from './messages.js';
 import type {AssistantTurn, ChatProvider, ToolDefinition} from './stream.js';
@@ -34,8 +36,18 @@ export type RunAgentOptions = {
   /** Tool names the person answered "always" for; the loop adds to it. Lives with the session. */
   alwaysAllowed: Set<string>;
   maxRounds?: number;
+  /**
+   * Context management (compact.ts, context.ts): asked before every request whether to compact
+   * first, and used once per turn when the server says the context is too long, before one retry.
+   */
+  compaction?: LoopCompaction;
   signal: AbortSignal;
   now?: () => number;
+};
+
+export type LoopCompaction = {
+  shouldCompact: (history: readonly Message[]) => boolean;
+  compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
 };
 
 const INTERRUPTED = 'Interrupted by the user before this call ran.';
@@ -64,6 +76,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   }
   yield append({type: 'user', content: options.prompt});
 
+  // One overflow retry per turn, and no auto attempt after a failed one: never a loop.
+  let overflowRetried = false;
+  let autoFailed = false;
   for (let round = 1; ; round++) {
     if (signal.aborted) {
       yield {type: 'turn-end', reason: 'aborted', at: now()};
@@ -79,6 +94,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       return;
     }
 
+    if (options.compaction && !autoFailed && options.compaction.shouldCompact(history)) {
+      autoFailed = !(yield* compactNow('auto'));
+    }
     yield {type: 'request-start', round, at: now()};
     let turn: AssistantTurn | undefined;
     for await (const event of streamSafely(provider, {
@@ -92,6 +110,16 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     turn ??= failedTurn('The provider ended without a result.');
     if (turn.usage) yield {type: 'usage', usage: turn.usage};
 
+    if (
+      turn.error !== null && !signal.aborted && options.compaction && !overflowRetried &&
+      !turn.text && turn.toolCalls.length === 0 && isContextLengthError(turn.error)
+    ) {
+      overflowRetried = true;
+      if (yield* compactNow('overflow')) {
+        round--;
+        continue;
+      }
+    }
     if (turn.error !== null || signal.aborted) {
       // A failed or cut-off turn keeps what was said but runs none of its tool calls: they may be
       // truncated, and nobody approved them.
@@ -135,6 +163,27 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       yield {type: 'turn-end', reason: 'aborted', at: now()};
       return;
     }
+  }
+
+  /** Replaces the history in place with its compacted form; false when that failed. */
+  async function* compactNow(reason: 'auto' | 'overflow'): AsyncGenerator<AgentEvent, boolean> {
+    const result = await options.compaction!.compact(history, signal);
+    if (!result.ok) {
+      if (result.error.code !== 'nothing-to-compact' || reason === 'overflow') {
+        yield {type: 'error', code: 'compaction', message: result.error.message};
+      }
+      return false;
+    }
+    history.splice(0, history.length, ...result.value.history);
+    yield {
+      type: 'compaction',
+      reason,
+      summary: result.value.summary,
+      summarised: result.value.summarised,
+      kept: result.value.kept,
+      history: history.filter(message => message.type !== 'system'),
+    };
+    return true;
   }
 
   function* answer(call: ToolCall, result: ToolResult): Generator<AgentEvent> {
