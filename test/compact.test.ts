@@ -1,6 +1,9 @@
 import {afterEach, describe, expect, test} from 'vitest';
 import {SUMMARY_PREFIX, chooseCut, compactHistory} from '../source/agent/compact.js';
-import {contextTokens, contextWindowFor, estimateTokens, isContextLengthError, shouldCompact} from '../source/agent/context.js';
+import type {AgentEvent} from '../source/agent/events.js';
+import {runAgent} from '../source/agent/loop.js';
+import {createToolRegistry, createToolSession} from '../source/tools/index.js';
+import {ContextTracker, contextTokens, contextWindowFor, estimateTokens, isContextLengthError, shouldCompact} from '../source/agent/context.js';
 import {toWire, unansweredToolCalls, type Message} from '../source/agent/messages.js';
 import {createProvider} from '../source/agent/provider.js';
 import {startOpenAiServer, type OpenAiServer} from './support/openai-server.js';
@@ -154,5 +157,68 @@ describe('compactHistory', () => {
     expect(result.ok).toBe(false);
     expect(!result.ok && result.error.code).toBe('provider');
     expect(history).toHaveLength(201);
+  });
+});
+
+describe('compaction inside the loop', () => {
+  const overflow = () =>
+    sse.error(400, {error: {message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded'}});
+
+  async function runTurn(script: Parameters<typeof startOpenAiServer>[0], options: {auto?: boolean} = {}) {
+    server = await startOpenAiServer(script);
+    const chat = provider(server.url);
+    const history = longHistory();
+    const tracker = new ContextTracker({window: 1_000_000, compactAt: options.auto ? 0.0001 : null});
+    const events: AgentEvent[] = [];
+    for await (const event of runAgent({
+      provider: chat,
+      tools: createToolRegistry([]),
+      context: {root: '/', session: createToolSession()},
+      history,
+      prompt: 'and now?',
+      mode: () => 'ask',
+      approve: async () => ({kind: 'yes'}),
+      canAsk: false,
+      alwaysAllowed: new Set(),
+      compaction: {
+        shouldCompact: current => tracker.shouldCompact(current),
+        compact: (current, signal) => compactHistory({provider: chat, history: current, keepTokens: 300, signal}),
+      },
+      signal: new AbortController().signal,
+    })) {
+      tracker.observe(event, history.length);
+      events.push(event);
+    }
+    return {events, history, requests: server.requests.map(r => r.body)};
+  }
+
+  test('a context-length error triggers one compaction and one retry', async () => {
+    const {events, history, requests} = await runTurn([overflow(), sse.text('summary of it all'), sse.text('the answer')]);
+    expect(requests).toHaveLength(3);
+    expect(requests[1]!.messages[1]!.content).toMatch(/^Summarise this conversation/);
+    const retried = requests[2]!.messages;
+    expect(retried.length).toBeLessThan(requests[0]!.messages.length);
+    expect(retried.some(m => m.role === 'user' && String(m.content).includes('summary of it all'))).toBe(true);
+    expect(retried.at(-1)).toEqual({role: 'user', content: 'and now?'});
+    const compaction = events.find(e => e.type === 'compaction');
+    expect(compaction && compaction.type === 'compaction' && compaction.reason).toBe('overflow');
+    expect(events.at(-1)).toMatchObject({type: 'turn-end', reason: 'completed'});
+    expect(history.at(-1)).toEqual({type: 'assistant-text', content: 'the answer'});
+    assertPaired(history);
+  });
+
+  test('a second context-length error ends the turn instead of looping', async () => {
+    const {events, requests} = await runTurn([overflow(), sse.text('summary'), overflow(), sse.text('never asked for')]);
+    expect(requests).toHaveLength(3);
+    expect(events.filter(e => e.type === 'compaction')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({type: 'turn-end', reason: 'error'});
+  });
+
+  test('past the threshold the loop compacts before the request', async () => {
+    const {events, requests} = await runTurn([sse.text('auto summary'), sse.text('answer')], {auto: true});
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.messages[1]!.content).toMatch(/^Summarise this conversation/);
+    expect(requests[1]!.messages.some(m => String(m.content).includes('auto summary'))).toBe(true);
+    expect(events.find(e => e.type === 'compaction')).toMatchObject({reason: 'auto'});
   });
 });

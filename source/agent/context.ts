@@ -62,3 +62,44 @@ export function shouldCompact(tokens: number, settings: ContextSettings): boolea
 export function isContextLengthError(message: string): boolean {
   return /context[_ ]length|maximum context|context (window|size|overflow)|exceeds? (the )?(available )?context|prompt is too long|too many tokens|reduce the length of the messages/i.test(message);
 }
+
+/**
+ * One session's view of its context: fed every loop event (and the history length at that
+ * moment), asked before each request. Lives with the session, not in a module.
+ */
+export class ContextTracker {
+  settings: ContextSettings;
+  private mark: UsageMark | null = null;
+
+  constructor(settings: ContextSettings) {
+    this.settings = settings;
+  }
+
+  /** `historyLength` is the history's length when the event arrives (usage comes before the answer is appended). */
+  observe(event: {type: string; usage?: Usage}, historyLength: number): void {
+    if (event.type === 'usage' && event.usage) this.mark = {usage: event.usage, historyLength};
+    else if (event.type === 'compaction') this.mark = null;
+  }
+
+  /** The history was replaced outside the loop (/compact, /clear, resume). */
+  reset(): void {
+    this.mark = null;
+  }
+
+  tokens(history: readonly Message[]): number {
+    return contextTokens(history, this.mark);
+  }
+
+  fill(history: readonly Message[]): number {
+    return contextFill(this.tokens(history), this.settings.window);
+  }
+
+  shouldCompact(history: readonly Message[]): boolean {
+    return shouldCompact(this.tokens(history), this.settings);
+  }
+
+  /** Recent tokens a compaction keeps verbatim: a fifth of the window. */
+  get keepTokens(): number {
+    return Math.floor(this.settings.window * 0.2);
+  }
+}

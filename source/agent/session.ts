@@ -226,6 +226,7 @@ export class SessionLog {
 
   recordEvent(event: AgentEvent): void {
     if (event.type === 'message') this.recordMessage(event.message);
+    else if (event.type === 'compaction') this.recordCompaction(event.history, event.summary);
     else if (KEPT_EVENTS.has(event.type)) this.push({type: 'event', at: this.now(), event});
   }
 
@@ -234,7 +235,8 @@ export class SessionLog {
   }
 
   recordCompaction(history: Message[], summary: string): void {
-    this.push({type: 'compaction', at: this.now(), history, summary});
+    // System prompts are rebuilt on every start; the log keeps the conversation only.
+    this.push({type: 'compaction', at: this.now(), history: history.filter(m => m.type !== 'system'), summary});
   }
 
   /** Records an event and, where one is due, flushes before the loop may go on. */
