@@ -1,6 +1,7 @@
 import {z} from 'zod';
 import type {ApprovalMode} from '../agent/approval.js';
 import type {ToolDefinition} from '../agent/stream.js';
+import {bashTool} from './bash.js';
 import {editTool} from './edit.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
@@ -21,7 +22,7 @@ export type ToolRegistry = {
   parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
 };
 
-export const defaultTools: readonly AnyTool[] = [readTool, writeTool, editTool];
+export const defaultTools: readonly AnyTool[] = [readTool, writeTool, editTool, bashTool];
 
 export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
   const byName = new Map(tools.map(tool => [tool.name, tool]));
@@ -115,6 +116,8 @@ export {createWriteTool, writeTool} from './write.js';
 export type {FileToolOptions, WriteArgs} from './write.js';
 export {applyEdit, createEditTool, editTool} from './edit.js';
 export type {EditArgs} from './edit.js';
+export {bashTool, createBashTool} from './bash.js';
+export type {BashArgs, BashToolOptions} from './bash.js';
 export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
 export type {LineChanges} from './diff.js';
 export {defineTool, isPreview} from './types.js';

@@ -1,0 +1,272 @@
+import {readdir, readFile} from 'node:fs/promises';
+import {execa} from 'execa';
+import {z} from 'zod';
+import {LIMITS} from '../agent/limits.js';
+import {createOutputForwarder, OutputKeeper} from './output.js';
+import {defineTool, type ToolContext, type ToolResult} from './types.js';
+
+const schema = z.object({
+  command: z.string().min(1).describe('The shell command (bash). Runs in the workspace root.'),
+  timeout: z
+    .number()
+    .positive()
+    .max(LIMITS.bashMaxTimeoutMs / 1000)
+    .optional()
+    .describe(`Seconds before the command is killed (default ${LIMITS.bashDefaultTimeoutMs / 1000}, max ${LIMITS.bashMaxTimeoutMs / 1000}).`),
+  description: z.string().optional().describe('A few words saying what the command does, shown to the person.'),
+});
+
+export type BashArgs = z.infer<typeof schema>;
+
+export type BashToolOptions = {
+  /** Grace between SIGTERM and SIGKILL for the process group. */
+  killGraceMs?: number;
+  /**
+   * How long to keep reading after the shell exits: a background child (`server &`) may hold the
+   * output pipe open forever, and nib must not wait for it.
+   */
+  drainMs?: number;
+  /** Environment variables the command must not see (the API key would otherwise be one `env` away). */
+  hiddenEnv?: readonly string[];
+  /** Where the full output of a truncated run is written. */
+  spillDir?: string;
+};
+
+const DEFAULT_HIDDEN_ENV = ['OPENAI_API_KEY', 'NIB_API_KEY'];
+
+/** Non-interactive by construction: nothing a command starts should wait for a person. */
+const ADDED_ENV = {
+  CI: '1',
+  GIT_TERMINAL_PROMPT: '0',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  DEBIAN_FRONTEND: 'noninteractive',
+};
+
+/**
+ * The outer shell only redirects stderr onto stdout and execs the real one: both streams share
+ * one pipe, so their lines arrive in the order they were written (two pipes cannot promise that),
+ * while the command string is still bash's `-c` script as typed, error line numbers included.
+ */
+const WRAPPER = 'exec bash -c "$1" 2>&1';
+
+export function createBashTool(options: BashToolOptions = {}) {
+  const settings = {
+    killGraceMs: options.killGraceMs ?? LIMITS.bashKillGraceMs,
+    drainMs: options.drainMs ?? 200,
+    hiddenEnv: options.hiddenEnv ?? DEFAULT_HIDDEN_ENV,
+    spillDir: options.spillDir,
+  };
+  return defineTool({
+    name: 'bash',
+    kind: 'exec',
+    description: [
+      'Run a bash command in the workspace root and get its combined stdout and stderr, exit code and duration.',
+      'stdin is closed, so nothing interactive works: pass flags like --yes, avoid editors and pagers.',
+      `Timeout ${LIMITS.bashDefaultTimeoutMs / 1000} s by default (max ${LIMITS.bashMaxTimeoutMs / 1000}), after which the whole process group is killed.`,
+      `Long output is cut to the first ${LIMITS.bashHeadBytes / 1024} KiB and last ${LIMITS.bashTailBytes / 1024} KiB, with the full output saved to a temp file.`,
+      'Prefer read, grep and list for looking at files.',
+    ].join(' '),
+    schema,
+    keyArg: args => args.command,
+    isOutside: async () => false,
+    preview: async (args, ctx) => ({
+      title: `bash ${firstLine(args.command)}`,
+      outside: false,
+      command: {command: args.command, cwd: ctx.root},
+      editable: args.command,
+    }),
+    run: (args, ctx, signal) => runCommand(args.command, args.timeout, ctx, signal, settings),
+    runEdited: (args, text, ctx, signal) => runCommand(text, args.timeout, ctx, signal, settings),
+  });
+}
+
+type Settings = {killGraceMs: number; drainMs: number; hiddenEnv: readonly string[]; spillDir: string | undefined};
+
+async function runCommand(
+  command: string,
+  timeoutSeconds: number | undefined,
+  ctx: ToolContext,
+  signal: AbortSignal,
+  settings: Settings,
+): Promise<ToolResult> {
+  const timeoutMs = Math.min((timeoutSeconds ?? LIMITS.bashDefaultTimeoutMs / 1000) * 1000, LIMITS.bashMaxTimeoutMs);
+  const env: Record<string, string | undefined> = {...process.env, ...ADDED_ENV};
+  for (const name of settings.hiddenEnv) delete env[name];
+  const started = performance.now();
+
+  const subprocess = execa('bash', ['-c', WRAPPER, 'nib', command], {
+    cwd: ctx.root,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    encoding: 'buffer',
+    // Its own process group: a timeout kills the shell and everything it started, `&` included.
+    detached: true,
+  });
+  const child = subprocess.nodeChildProcess;
+  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, settings.spillDir);
+  const forward = createOutputForwarder(ctx.onOutput);
+
+  let stopReason: 'timeout' | 'aborted' | null = null;
+  let killTimer: NodeJS.Timeout | null = null;
+  const killGroup = (reason: 'timeout' | 'aborted') => {
+    if (stopReason) return;
+    stopReason = reason;
+    signalGroup(child.pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), settings.killGraceMs);
+  };
+  const timeoutTimer = setTimeout(() => killGroup('timeout'), timeoutMs);
+  const onAbort = () => killGroup('aborted');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, {once: true});
+
+  const output = subprocess.all;
+  output.on('data', (chunk: Buffer) => {
+    forward.write(chunk);
+    if (!keeper.push(chunk)) {
+      output.pause();
+      keeper.onDrain(() => output.resume());
+    }
+  });
+  const outputEnded = new Promise<void>(resolve => {
+    output.once('close', resolve);
+    output.once('end', resolve);
+    output.once('error', () => resolve());
+  });
+
+  const exit = await new Promise<{code: number | null; signal: NodeJS.Signals | null; spawnError: string | null}>(resolve => {
+    child.once('exit', (code, exitSignal) => resolve({code, signal: exitSignal, spawnError: null}));
+    child.once('error', error => resolve({code: null, signal: null, spawnError: error.message}));
+  });
+  // The shell is gone; its output is complete unless a background child still holds the pipe.
+  let drainTimer: NodeJS.Timeout | null = null;
+  await Promise.race([outputEnded, new Promise<void>(resolve => (drainTimer = setTimeout(resolve, settings.drainMs)))]);
+  if (drainTimer) clearTimeout(drainTimer);
+  const heldOpen = !output.readableEnded;
+  output.destroy();
+  subprocess.stdout?.destroy();
+  subprocess.stderr?.destroy();
+  await subprocess;
+
+  clearTimeout(timeoutTimer);
+  signal.removeEventListener('abort', onAbort);
+  // On a timeout or abort, give the group its grace period, then make sure it is gone: a child
+  // that traps SIGTERM must not outlive the call.
+  if (stopReason && killTimer) {
+    await waitForGroupExit(child.pid, settings.killGraceMs);
+    clearTimeout(killTimer);
+    signalGroup(child.pid, 'SIGKILL');
+  }
+  forward.flush();
+  await keeper.close();
+
+  const durationMs = performance.now() - started;
+  return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper});
+}
+
+function describeRun(run: {
+  exit: {code: number | null; signal: NodeJS.Signals | null; spawnError: string | null};
+  stopReason: 'timeout' | 'aborted' | null;
+  timeoutMs: number;
+  durationMs: number;
+  heldOpen: boolean;
+  keeper: OutputKeeper;
+}): ToolResult {
+  const {exit, stopReason, durationMs, keeper} = run;
+  const seconds = formatSeconds(durationMs);
+  const text = keeper.total === 0 ? '(no output)' : keeper.render().replace(/\n$/, '');
+  let status: string;
+  let summary: string;
+  if (exit.spawnError) {
+    status = `The command could not be started: ${exit.spawnError}`;
+    summary = 'failed to start';
+  } else if (stopReason === 'timeout') {
+    status = `Timed out after ${formatSeconds(run.timeoutMs)}: the command and every process it started were killed. Use a longer timeout (max ${LIMITS.bashMaxTimeoutMs / 1000} s) or run it in the background with output to a file.`;
+    summary = `timeout · ${seconds}`;
+  } else if (stopReason === 'aborted') {
+    status = 'Interrupted by the person: the command and every process it started were killed.';
+    summary = `interrupted · ${seconds}`;
+  } else if (exit.signal) {
+    status = `Killed by ${exit.signal} after ${seconds}.`;
+    summary = `${exit.signal} · ${seconds}`;
+  } else {
+    status = `Exit code ${exit.code} after ${seconds}.`;
+    summary = `exit ${exit.code} · ${seconds}`;
+  }
+  if (run.heldOpen && !stopReason) {
+    status += ' A background process is still running and holding the output open; its further output is not captured.';
+  }
+  return {
+    content: `${text}\n\n[${status}]`,
+    isError: stopReason !== null || exit.code !== 0,
+    detail: {
+      summary,
+      exitCode: exit.code,
+      signal: stopReason === 'timeout' ? 'timeout' : (exit.signal ?? null),
+      durationMs: Math.round(durationMs),
+    },
+  };
+}
+
+function signalGroup(pid: number | undefined, name: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, name);
+  } catch {
+    // ESRCH: the group is already gone, which is the goal.
+  }
+}
+
+/**
+ * Whether any process of the group still runs. A killed child whose parent died becomes a
+ * zombie until init reaps it, and kill(-pgid, 0) counts zombies; in containers whose init reaps
+ * slowly that would hold the call for the whole grace period. On Linux, /proc tells them apart.
+ */
+async function groupAlive(pgid: number | undefined): Promise<boolean> {
+  if (pgid === undefined) return false;
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(group) === pgid && state !== 'Z' && state !== 'X') return true;
+    } catch {
+      // The process ended between readdir and readFile.
+    }
+  }
+  return false;
+}
+
+async function waitForGroupExit(pid: number | undefined, withinMs: number): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while ((await groupAlive(pid)) && performance.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 25));
+  }
+}
+
+function firstLine(command: string): string {
+  const line = command.split('\n')[0] ?? '';
+  return line.length > 80 || command.includes('\n') ? `${line.slice(0, 80)}…` : line;
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+export const bashTool = createBashTool();

@@ -1,0 +1,117 @@
+import {randomBytes} from 'node:crypto';
+import {createWriteStream, type WriteStream} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {StringDecoder} from 'node:string_decoder';
+
+/**
+ * Keeps a command's output bounded: the first `headBytes` and the last `tailBytes`, whatever
+ * the command prints. Once the output outgrows both, everything (from the first byte) is spilled
+ * to a temp file, so the model can still grep the part that was dropped.
+ */
+export class OutputKeeper {
+  private readonly head: Buffer[] = [];
+  private headLength = 0;
+  private tail: Buffer[] = [];
+  private tailLength = 0;
+  private spill: WriteStream | null = null;
+  private spillError: string | null = null;
+  total = 0;
+  spillPath: string | null = null;
+
+  constructor(
+    private readonly headBytes: number,
+    private readonly tailBytes: number,
+    private readonly spillDir: string = tmpdir(),
+  ) {}
+
+  /** Returns false when the spill file wants the producer to wait for 'drain'. */
+  push(chunk: Buffer): boolean {
+    this.total += chunk.length;
+    let rest = chunk;
+    if (this.headLength < this.headBytes) {
+      const take = rest.subarray(0, this.headBytes - this.headLength);
+      this.head.push(take);
+      this.headLength += take.length;
+      rest = rest.subarray(take.length);
+    }
+    let ready = true;
+    if (this.spill) {
+      ready = this.spill.write(chunk);
+    } else if (this.total > this.headBytes + this.tailBytes) {
+      this.startSpill();
+      for (const part of [...this.head, ...this.tail, rest]) ready = this.spill!.write(part);
+    }
+    if (rest.length > 0) {
+      this.tail.push(rest);
+      this.tailLength += rest.length;
+      while (this.tail.length > 1 && this.tailLength - this.tail[0]!.length >= this.tailBytes) {
+        this.tailLength -= this.tail.shift()!.length;
+      }
+    }
+    return ready;
+  }
+
+  onDrain(listener: () => void): void {
+    this.spill?.once('drain', listener);
+  }
+
+  private startSpill(): void {
+    this.spillPath = path.join(this.spillDir, `nib-bash-${randomBytes(6).toString('hex')}.log`);
+    this.spill = createWriteStream(this.spillPath, {mode: 0o600});
+    this.spill.on('error', error => {
+      this.spillError = error.message;
+    });
+  }
+
+  async close(): Promise<void> {
+    const spill = this.spill;
+    if (!spill) return;
+    await new Promise<void>(resolve => spill.end(resolve));
+  }
+
+  /** The text for the model: all of it, or head + a marker of what was dropped + tail. */
+  render(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    if (this.total <= this.headBytes + this.tailBytes) return head + Buffer.concat(this.tail).toString('utf8');
+    const tailBuffer = Buffer.concat(this.tail);
+    const tail = tailBuffer.subarray(Math.max(0, tailBuffer.length - this.tailBytes));
+    const dropped = this.total - this.headLength - tail.length;
+    const where = this.spillPath && !this.spillError ? `; the full output is in ${this.spillPath}` : '';
+    // A cut can fall inside a multi-byte character; drop the broken start rather than show U+FFFD.
+    const tailText = tail.toString('utf8').replace(/^\uFFFD+/, '');
+    return `${head}\n[… ${dropped.toLocaleString('en-US')} bytes of output dropped${where} …]\n${tailText}`;
+  }
+}
+
+/**
+ * Forwards output to the UI without flooding it: chunks are coalesced per tick of `intervalMs`,
+ * and when a burst is larger than `maxChunk` only its end is sent (the UI shows a tail anyway).
+ */
+export function createOutputForwarder(
+  onOutput: ((chunk: string) => void) | undefined,
+  intervalMs = 50,
+  maxChunk = 16 * 1024,
+): {write: (chunk: Buffer) => void; flush: () => void} {
+  if (!onOutput) return {write: () => undefined, flush: () => undefined};
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    pending += decoder.end();
+    if (pending === '') return;
+    const text = pending.length > maxChunk ? `…${pending.slice(-maxChunk)}` : pending;
+    pending = '';
+    onOutput(text);
+  };
+  return {
+    write: chunk => {
+      pending += decoder.write(chunk);
+      if (pending.length > maxChunk * 2) pending = pending.slice(-maxChunk);
+      timer ??= setTimeout(flush, intervalMs);
+    },
+    flush,
+  };
+}

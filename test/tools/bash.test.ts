@@ -1,0 +1,142 @@
+import {execFileSync} from 'node:child_process';
+import {readFile} from 'node:fs/promises';
+import path from 'node:path';
+import {describe, expect, test} from 'vitest';
+import {bashTool, createBashTool} from '../../source/tools/index.js';
+import {contextFor, never, useTempDirs} from './helpers.js';
+
+const tempDir = useTempDirs();
+
+/** Processes whose command line contains `marker`, from the real process table. */
+function processesWith(marker: string): string[] {
+  const table = execFileSync('ps', ['-eo', 'pid,pgid,stat,args'], {encoding: 'utf8'});
+  return table.split('\n').filter(line => line.includes(marker) && !line.includes(' ps -eo') && !/\sZ/.test(line));
+}
+
+describe('bash', () => {
+  test('runs in the workspace with the non-interactive environment, stdout and stderr in order', async () => {
+    const root = await tempDir();
+    const result = await bashTool.run(
+      {command: 'pwd; echo one; echo two >&2; echo three; echo "$CI $GIT_TERMINAL_PROMPT $PAGER $GIT_PAGER $DEBIAN_FRONTEND"; exit 3'},
+      contextFor(root),
+      never,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(
+      new RegExp(`^${root}\\none\\ntwo\\nthree\\n1 0 cat cat noninteractive\\n\\n\\[Exit code 3 after \\d+\\.\\d s\\.\\]$`),
+    );
+    expect(result.detail).toMatchObject({exitCode: 3, signal: null});
+    expect(result.detail?.summary).toMatch(/^exit 3 · \d+\.\d s$/);
+  });
+
+  test('the API key is not in the environment of commands', async () => {
+    const root = await tempDir();
+    process.env.OPENAI_API_KEY = 'sk-test-secret-value';
+    try {
+      const result = await bashTool.run({command: 'env'}, contextFor(root), never);
+      expect(result.content).not.toContain('sk-test-secret-value');
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  test('`read -r x` (waiting on stdin) ends at once: stdin is closed', async () => {
+    const root = await tempDir();
+    const started = Date.now();
+    const result = await bashTool.run({command: 'read -r x; echo "got [$x] $?"', timeout: 60}, contextFor(root), never);
+    expect(result.content).toMatch(/^got \[\] 1\n/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  test('a timeout kills the whole process group, background children included', async () => {
+    const root = await tempDir();
+    const marker = `${90_000 + Math.floor(Math.random() * 9_000)}`;
+    const started = Date.now();
+    const result = await bashTool.run({command: `sleep ${marker} & sleep ${marker}`, timeout: 1}, contextFor(root), never);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result).toMatchObject({isError: true});
+    expect(result.content).toContain('Timed out after 1.0 s');
+    expect(result.detail?.summary).toMatch(/^timeout · /);
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('a child that ignores SIGTERM is killed after the grace period', async () => {
+    const root = await tempDir();
+    const marker = `${80_000 + Math.floor(Math.random() * 9_000)}`;
+    const tool = createBashTool({killGraceMs: 300});
+    const result = await tool.run({command: `trap '' TERM; sleep ${marker} & trap '' TERM; sleep ${marker}`, timeout: 0.5}, contextFor(root), never);
+    expect(result.content).toContain('Timed out');
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('an abort kills the group and says so', async () => {
+    const root = await tempDir();
+    const marker = `${70_000 + Math.floor(Math.random() * 9_000)}`;
+    const controller = new AbortController();
+    const chunks: string[] = [];
+    const ctx = contextFor(root, {
+      onOutput: chunk => {
+        chunks.push(chunk);
+        if (chunk.includes('ready')) controller.abort();
+      },
+    });
+    const result = await bashTool.run({command: `echo ready; sleep ${marker}`}, ctx, controller.signal);
+    expect(result.content).toBe('ready\n\n[Interrupted by the person: the command and every process it started were killed.]');
+    expect(chunks.join('')).toBe('ready\n');
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('50 MB of output: a bounded result, tail intact, full output in a temp file, in under 3 s', async () => {
+    const root = await tempDir();
+    const started = Date.now();
+    const tool = createBashTool({spillDir: root});
+    const result = await tool.run(
+      {command: "head -c 50000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END"},
+      contextFor(root),
+      never,
+    );
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // Assertions on pieces: a failure must not print 40 KiB of "a".
+    expect(result.content.length).toBeLessThan(40 * 1024);
+    expect(result.content.startsWith('a'.repeat(8192) + '\n[…')).toBe(true);
+    const marker = /\[… [\d,]+ bytes of output dropped; the full output is in \S+\.log …\]/.exec(result.content)?.[0];
+    expect(marker).toMatch(/^\[… 49,967,241 bytes of output dropped/);
+    expect(result.content.slice(-60)).toMatch(/a\nTHE-END\n\n\[Exit code 0 after \d+\.\d s\.\]$/);
+    const spill = /the full output is in (\S+\.log)/.exec(result.content)![1]!;
+    expect(path.dirname(spill)).toBe(root);
+    const full = await readFile(spill);
+    expect(full.length).toBe(50_000_009);
+    expect(full.subarray(-9).toString()).toBe('\nTHE-END\n');
+  });
+
+  test('a background child holding the output open does not hold the call', async () => {
+    const root = await tempDir();
+    const marker = `${60_000 + Math.floor(Math.random() * 9_000)}`;
+    const started = Date.now();
+    const result = await bashTool.run({command: `sleep ${marker} & echo started`}, contextFor(root), never);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.content).toContain('started\n\n[Exit code 0');
+    expect(result.content).toContain('A background process is still running');
+    for (const line of processesWith(`sleep ${marker}`)) process.kill(Number(line.trim().split(/\s+/)[0]));
+  });
+
+  test('preview shows the command and where it runs; runEdited runs the edited command', async () => {
+    const root = await tempDir();
+    const ctx = contextFor(root);
+    expect(await bashTool.preview({command: 'npm test'}, ctx)).toEqual({
+      title: 'bash npm test',
+      outside: false,
+      command: {command: 'npm test', cwd: root},
+      editable: 'npm test',
+    });
+    const result = await bashTool.runEdited!({command: 'echo model'}, 'echo person', ctx, never);
+    expect(result.content).toMatch(/^person\n/);
+  });
+
+  test('no output is said plainly', async () => {
+    const root = await tempDir();
+    const result = await bashTool.run({command: 'true'}, contextFor(root), never);
+    expect(result.content).toMatch(/^\(no output\)\n\n\[Exit code 0 after/);
+    expect(result.isError).toBe(false);
+  });
+});
