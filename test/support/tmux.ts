@@ -1,0 +1,95 @@
+/**
+ * Runs a program in a real terminal: a detached tmux session of a fixed size on a private
+ * socket, driven with `send-keys` and read with `capture-pane`.
+ *
+ *   const term = await startTerminal({command: ['node', CLI, 'hi'], cwd, env, width: 100, height: 30});
+ *   await term.waitForText('Allow write?');
+ *   await term.send('y');
+ *   const colored = await term.capture({colors: true});
+ *   await term.close();
+ *
+ * Each terminal has its own tmux server (`tmux -L nib-test-<random>`), so tests never see each
+ * other's sessions or a person's tmux. The command runs under `env -i` with exactly `env`.
+ */
+import {execFile} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
+import {fileURLToPath} from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI = `${ROOT}dist/cli.js`;
+
+export type TerminalOptions = {
+  /** argv of the program; run directly, not through a shell. */
+  readonly command: readonly string[];
+  readonly cwd: string;
+  /** The program's whole environment. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly width?: number;
+  readonly height?: number;
+};
+
+export type Terminal = {
+  /** tmux key names (`Enter`, `Escape`, `C-c`, `PageDown`) or single characters. */
+  readonly send: (...keys: string[]) => Promise<void>;
+  /** Literal text, no key-name lookup. */
+  readonly type: (text: string) => Promise<void>;
+  /** The visible screen; with `colors`, SGR escapes included (`capture-pane -e`). */
+  readonly capture: (options?: {colors?: boolean}) => Promise<string>;
+  /** Resolves with the screen once `check` holds; rejects with the screen after `timeoutMs`. */
+  readonly waitFor: (check: (screen: string) => boolean, options?: {timeoutMs?: number; colors?: boolean}) => Promise<string>;
+  readonly waitForText: (text: string | RegExp, options?: {timeoutMs?: number; colors?: boolean}) => Promise<string>;
+  /** A tmux format for the pane, e.g. `#{cursor_flag}` or `#{pane_dead}`. */
+  readonly query: (format: string) => Promise<string>;
+  readonly close: () => Promise<void>;
+};
+
+function tmux(socket: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'}, (error, stdout, stderr) => {
+      if (error) reject(new Error(`tmux ${args[0]} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+export async function startTerminal(options: TerminalOptions): Promise<Terminal> {
+  const socket = `nib-test-${randomBytes(6).toString('hex')}`;
+  const target = 'nib';
+  const env = Object.entries(options.env).map(([key, value]) => `${key}=${value}`);
+  await tmux(socket, [
+    'new-session', '-d', '-s', target,
+    '-x', String(options.width ?? 100), '-y', String(options.height ?? 30),
+    '-c', options.cwd,
+    'env', '-i', ...env, ...options.command,
+  ]);
+  // Keep the pane after the program exits, so a test can read what it left behind.
+  await tmux(socket, ['set-option', '-t', target, 'remain-on-exit', 'on']);
+
+  const capture = async ({colors = false} = {}) =>
+    tmux(socket, ['capture-pane', '-p', '-t', target, ...(colors ? ['-e'] : [])]);
+
+  const waitFor = async (check: (screen: string) => boolean, {timeoutMs = 10_000, colors = false} = {}) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = await capture({colors});
+      if (check(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms; the screen:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  return {
+    send: async (...keys) => void (await tmux(socket, ['send-keys', '-t', target, ...keys])),
+    type: async (text) => void (await tmux(socket, ['send-keys', '-t', target, '-l', text])),
+    capture,
+    waitFor,
+    waitForText: (text, waitOptions) =>
+      waitFor((screen) => (typeof text === 'string' ? screen.includes(text) : text.test(screen)), waitOptions),
+    query: async (format) => (await tmux(socket, ['display-message', '-p', '-t', target, format])).trim(),
+    close: async () => {
+      await tmux(socket, ['kill-server']).catch(() => {
+        // Already gone: the session ended and took the server with it.
+      });
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * One nib in a real terminal against the loopback model server, with its own HOME/XDG dirs and a
+ * temp workspace. Shared by the tmux tests; not a test file itself.
+ */
+import {spawnSync} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
+import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
+
+export type NibSession = {
+  readonly term: Terminal;
+  readonly server: OpenAiServer;
+  readonly workspace: string;
+  readonly home: string;
+  readonly read: (path: string) => Promise<string>;
+  readonly close: () => Promise<void>;
+};
+
+export type NibOptions = {
+  readonly script: Script;
+  /** nib's argv after the CLI path (e.g. a first prompt). */
+  readonly args?: readonly string[];
+  /** Files to create in the workspace first. */
+  readonly files?: Readonly<Record<string, string>>;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Wrap nib in `sh -c` with this script; `"$@"` is nib's command line. */
+  readonly shell?: string;
+  readonly width?: number;
+  readonly height?: number;
+};
+
+/** The tests drive the bundle, as a person would: build it once if it is missing. */
+export function ensureBuilt(): void {
+  if (existsSync(CLI)) return;
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], {cwd: ROOT, stdio: 'inherit'});
+  if (build.status !== 0) throw new Error('npm run build failed');
+}
+
+export async function startNib(options: NibOptions): Promise<NibSession> {
+  const home = await mkdtemp(join(tmpdir(), 'nib-tmux-home-'));
+  const workspace = join(home, 'project');
+  await mkdir(workspace);
+  for (const [path, content] of Object.entries(options.files ?? {})) await writeFile(join(workspace, path), content);
+  const server = await startOpenAiServer(options.script);
+  const env = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    TERM: 'screen-256color',
+    LANG: 'C.UTF-8',
+    OPENAI_BASE_URL: server.url,
+    OPENAI_API_KEY: 'test-key-tmux',
+    NIB_MODEL: 'nib-test-model',
+    ...options.env,
+  };
+  const nib = [process.execPath, CLI, ...(options.args ?? [])];
+  const command = options.shell ? ['/bin/sh', '-c', options.shell, 'sh', ...nib] : nib;
+  const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30});
+  return {
+    term,
+    server,
+    workspace,
+    home,
+    read: (path) => readFile(join(workspace, path), 'utf8'),
+    close: async () => {
+      await term.close();
+      await server.close();
+      await rm(home, {recursive: true, force: true});
+    },
+  };
+}
+
+/** Polls a file until `check` holds (the write lands after the keypress, asynchronously). */
+export async function waitForFile(read: () => Promise<string>, check: (text: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = await read().catch(() => '');
+    if (check(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the file; it holds:\n${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const numbered = (count: number) => Array.from({length: count}, (_, index) => `line ${index + 1}\n`).join('');
