@@ -27,6 +27,12 @@ export type Config = {
   prompt: string | undefined;
   /** Where the user config file is (or would be), for messages and the first-run screen. */
   configPath: string;
+  /** #5: session logs not written for this many days are deleted at start (0 keeps all). */
+  sessionRetentionDays: number;
+  /** #5: the model's context window in tokens (per-model overrides already applied). */
+  contextWindow: number;
+  /** #5: context fill (0..1) past which nib compacts; null = never automatically. */
+  autoCompact: number | null;
 };
 
 /** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
@@ -38,6 +44,12 @@ export const ConfigFileSchema = z
     approvalMode: z.enum(APPROVAL_MODES),
     maxRounds: z.int().positive(),
     idleTimeoutMs: z.int().positive(),
+    sessionRetentionDays: z.int().min(0),
+    /** Default context window, and per-model ones: {"contextWindows": {"llama3.1:8b": 8192}}. */
+    contextWindow: z.int().positive(),
+    contextWindows: z.record(z.string(), z.int().positive()),
+    /** Fill fraction that triggers compaction, or false to turn it off. */
+    autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
   })
   .partial()
   .strict();
@@ -114,6 +126,9 @@ export async function resolveConfig(input: {
       resume: flags.resume,
       prompt: flags.prompt,
       configPath,
+      sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
+      contextWindow: contextWindowOf(flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model, file.value),
+      autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
     },
   };
 }
@@ -140,6 +155,10 @@ export function isLoopback(baseURL: string): boolean {
     return false;
   }
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function contextWindowOf(model: string | undefined, file: ConfigFile): number {
+  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? 128_000;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
