@@ -336,3 +336,11 @@ describe('test server', () => {
     expect(await response.text()).toContain('no scripted response for request #1');
   });
 });
+
+describe('idle timeout bounds', () => {
+  it('a huge idle timeout does not overflow into an instant one', async () => {
+    const server = await serve([sse.slow(sse.text('patience', {chunkSize: 4}), 20)]);
+    const {turn} = await run(server, {idleTimeoutMs: 30 * 24 * 3600 * 1000});
+    expect(turn).toMatchObject({text: 'patience', error: null});
+  });
+});

@@ -61,7 +61,8 @@ type Context = {
 
 export function createProvider(options: ProviderOptions): ChatProvider {
   const baseURL = options.baseURL.replace(/\/+$/, '');
-  const idleTimeoutMs = options.idleTimeoutMs ?? LIMITS.idleTimeoutMs;
+  // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
+  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
   const context: Context = {
     client: new OpenAI({
       baseURL,
