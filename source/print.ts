@@ -47,6 +47,7 @@ export async function runPrint(
     canAsk: false,
     alwaysAllowed: setup.alwaysAllowed,
     maxRounds: config.maxRounds,
+    ...(setup.compaction ? {compaction: setup.compaction} : {}),
     signal,
   })) {
     await onEvent?.(event);

@@ -1,7 +1,7 @@
 import {realpath, stat} from 'node:fs/promises';
 import type {Config, Result} from './config.js';
 import {readinessProblem} from './config.js';
-import type {LoopTools} from './loop.js';
+import type {LoopCompaction, LoopTools} from './loop.js';
 import type {Message} from './messages.js';
 import {createProvider} from './provider.js';
 import type {ChatProvider} from './stream.js';
@@ -17,6 +17,8 @@ export type AgentSetup = {
   /** Starts with the system message; the loop appends to it. */
   history: Message[];
   alwaysAllowed: Set<string>;
+  /** Context management (#5): set by the session wiring, passed to runAgent. */
+  compaction?: LoopCompaction;
 };
 
 export const loopTools: LoopTools = defaultRegistry;
