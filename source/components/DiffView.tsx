@@ -51,6 +51,7 @@ export function DiffView({title, change, hunk, height, width, isActive = false}:
         {'  '}
         <Text {...theme.added}>+{shown.added}</Text> <Text {...theme.removed}>−{shown.removed}</Text>
       </Text>
+      {lines.length === 0 ? <Text {...theme.dim}>no changes</Text> : null}
       {lines.slice(offset, offset + bodyHeight).map((line, index) => (
         <DiffLine key={offset + index} line={line} theme={theme} />
       ))}

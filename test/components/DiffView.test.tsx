@@ -79,6 +79,11 @@ describe('DiffView', () => {
     await waitFor(() => plain().includes('lines 91–100 of 100'), plain);
   });
 
+  test('identical texts say so', () => {
+    const {lastFrame} = render(<DiffView title="write same.txt" change={computeChange('a\n', 'a\n')} height={5} width={40} />);
+    expect(stripAnsi(lastFrame()!)).toBe('write same.txt  +0 −0\nno changes');
+  });
+
   test('only one hunk when asked', () => {
     const oldText = numbered(50);
     const change = computeChange(oldText, oldText.replace('line 3\n', 'line three\n').replace('line 40\n', ''));
