@@ -56,9 +56,30 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
         : 'no prompt on stdin; stdout is not a terminal, so nib runs in print mode (nib -p "...")',
     );
   }
-  const [{setupAgent}, {runPrint}] = await Promise.all([import('./agent/setup.js'), import('./print.js')]);
-  const setup = await setupAgent(config);
+  const [{setupAgent}, {runPrint}, sessions] = await Promise.all([
+    import('./agent/setup.js'),
+    import('./print.js'),
+    import('./agent/workspace-session.js'),
+  ]);
+  // #5: the session log (new, --continue or --resume ID), project instructions, compaction.
+  if (config.resume === true) return listForPrintMode(config);
+  const session = await sessions.WorkspaceSession.open({
+    cwd: config.cwd,
+    model: config.model ?? '',
+    apiKey: config.apiKey,
+    choice: sessions.sessionChoice(config),
+    retentionDays: config.sessionRetentionDays,
+    contextWindow: config.contextWindow,
+    autoCompact: config.autoCompact,
+  });
+  for (const notice of session.notices) process.stderr.write(`nib: ${notice}\n`);
+  const setup = await setupAgent(config, {instructions: session.instructions.text});
   if (!setup.ok) return fail(setup.error);
+  setup.value.history.push(...session.history);
+  setup.value.compaction = session.compaction(setup.value.provider);
+  // Only auto-edit and yolo can change files without a person; those turns get an undo point.
+  const mayChange = config.approvalMode === 'auto-edit' || config.approvalMode === 'yolo';
+  if (mayChange) await session.beforeTurn(config.approvalMode);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);
   // a second one leaves at once.
@@ -69,14 +90,35 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   };
   process.on('SIGINT', onSigint);
   try {
-    return await runPrint(config, setup.value, prompt, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      signal: controller.signal,
-    });
+    return await runPrint(
+      config,
+      setup.value,
+      prompt,
+      {stdout: process.stdout, stderr: process.stderr, signal: controller.signal},
+      event => session.observe(event, setup.value.history.length),
+    );
   } finally {
     process.off('SIGINT', onSigint);
+    if (mayChange) await session.afterTurn(config.approvalMode);
+    await session.close();
   }
+}
+
+/** `nib --resume -p` has no picker: list the sessions so a script can pass an id. */
+async function listForPrintMode(config: Config): Promise<number> {
+  const [{listSessions, sessionsDir, dataDir}, {formatSessionList}, {realpath}] = await Promise.all([
+    import('./agent/session.js'),
+    import('./agent/workspace-session.js'),
+    import('node:fs/promises'),
+  ]);
+  const root = await realpath(config.cwd).catch(() => config.cwd);
+  const lines = formatSessionList(await listSessions(sessionsDir(dataDir(process.env), root)));
+  process.stderr.write(
+    lines.length > 0
+      ? `nib: pick a session with --resume ID:\n${lines.map(line => `  ${line}`).join('\n')}\n`
+      : 'nib: no sessions in this workspace yet\n',
+  );
+  return 1;
 }
 
 async function helpText(): Promise<string> {
