@@ -63,6 +63,8 @@ export type SessionRecord =
   | {type: 'message'; at: number; message: Message}
   | {type: 'event'; at: number; event: AgentEvent}
   | SnapshotRecord
+  /** /undo restored the workspace to before `turn`: snapshots of that turn and later are void. */
+  | {type: 'undo'; at: number; turn: number}
   /** From here on the model sees `history` instead of the messages before it (see compact.ts). */
   | {type: 'compaction'; at: number; history: Message[]; summary: string};
 
@@ -86,6 +88,7 @@ const RecordSchema = z.discriminatedUnion('type', [
     phase: z.enum(['before', 'after']),
     id: z.string(),
   }),
+  z.object({type: z.literal('undo'), at: z.number(), turn: z.number()}),
   z.object({
     type: z.literal('compaction'),
     at: z.number(),
@@ -234,6 +237,10 @@ export class SessionLog {
     this.push({type: 'snapshot', at: this.now(), turn, phase, id});
   }
 
+  recordUndo(turn: number): void {
+    this.push({type: 'undo', at: this.now(), turn});
+  }
+
   recordCompaction(history: Message[], summary: string): void {
     // System prompts are rebuilt on every start; the log keeps the conversation only.
     this.push({type: 'compaction', at: this.now(), history: history.filter(m => m.type !== 'system'), summary});
@@ -366,6 +373,8 @@ export function parseSession(path: string, text: string): Result<LoadedSession> 
       history = [...record.history];
     } else if (record.type === 'snapshot') {
       snapshots.push(record);
+    } else if (record.type === 'undo') {
+      snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
     }
   }
   return {ok: true, value: {path, header: header.data, records, messages, history: repairHistory(history), snapshots, turns, warnings}};

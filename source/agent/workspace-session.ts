@@ -1,0 +1,290 @@
+import {realpath} from 'node:fs/promises';
+import type {ApprovalMode} from './approval.js';
+import {compactHistory} from './compact.js';
+import {ContextTracker} from './context.js';
+import type {AgentEvent} from './events.js';
+import {loadInstructions, type Instructions} from './instructions.js';
+import type {LoopCompaction} from './loop.js';
+import type {Message} from './messages.js';
+import {
+  SessionLog,
+  createRedactor,
+  dataDir,
+  findSession,
+  latestSession,
+  loadSession,
+  pruneSessions,
+  sessionsDir,
+  type LoadedSession,
+  type SessionSummary,
+  type SnapshotRecord,
+} from './session.js';
+import {Snapshots} from './snapshot.js';
+import type {ChatProvider} from './stream.js';
+
+/**
+ * Everything #5 adds around one run of the loop, shared by print mode and the TUI: the session
+ * log (new or resumed), project instructions, context tracking and compaction, and per-turn
+ * snapshots. Callers feed it every loop event through observe() and await it.
+ */
+
+export type SessionChoice =
+  /** A fresh session. */
+  | {kind: 'new'}
+  /** The workspace's latest session (`--continue`). */
+  | {kind: 'latest'}
+  /** A session by id or id prefix (`--resume ID`). */
+  | {kind: 'id'; id: string};
+
+export type WorkspaceSessionOptions = {
+  cwd: string;
+  model: string;
+  apiKey: string | undefined;
+  choice: SessionChoice;
+  retentionDays: number;
+  contextWindow: number;
+  autoCompact: number | null;
+  env?: NodeJS.ProcessEnv;
+};
+
+export class WorkspaceSession {
+  readonly root: string;
+  readonly data: string;
+  readonly dir: string;
+  log: SessionLog;
+  /** The resumed session as loaded (for re-rendering its transcript), or null for a new one. */
+  loaded: LoadedSession | null;
+  /** Things to tell the person at start: a damaged log, a missing session, cut instructions. */
+  readonly notices: string[];
+  readonly instructions: Instructions;
+  readonly tracker: ContextTracker;
+  /** User turns so far (the next turn is turns + 1). */
+  turns: number;
+  /** Snapshot records of this session, oldest first. */
+  readonly snapshots: SnapshotRecord[];
+  private store: Promise<Snapshots | null> | null = null;
+  private snapshotNotice: string | null = null;
+  private undoNote: string | null = null;
+
+  private constructor(init: {
+    root: string;
+    data: string;
+    dir: string;
+    log: SessionLog;
+    loaded: LoadedSession | null;
+    notices: string[];
+    instructions: Instructions;
+    tracker: ContextTracker;
+  }) {
+    this.root = init.root;
+    this.data = init.data;
+    this.dir = init.dir;
+    this.log = init.log;
+    this.loaded = init.loaded;
+    this.notices = init.notices;
+    this.instructions = init.instructions;
+    this.tracker = init.tracker;
+    this.turns = init.loaded?.turns ?? 0;
+    this.snapshots = [...(init.loaded?.snapshots ?? [])];
+  }
+
+  static async open(options: WorkspaceSessionOptions): Promise<WorkspaceSession> {
+    const env = options.env ?? process.env;
+    const root = await realpath(options.cwd).catch(() => options.cwd);
+    const data = dataDir(env);
+    const dir = sessionsDir(data, root);
+    const redact = createRedactor(env, [{name: 'apiKey', value: options.apiKey}]);
+    const notices: string[] = [];
+
+    const [instructions] = await Promise.all([
+      loadInstructions({cwd: root, env}),
+      // Retention is housekeeping: a failure to prune must not stop nib.
+      pruneSessions(data, {retentionDays: options.retentionDays}).catch(() => []),
+    ]);
+    if (instructions.notice) notices.push(instructions.notice);
+
+    let loaded: LoadedSession | null = null;
+    if (options.choice.kind !== 'new') {
+      const path = options.choice.kind === 'latest' ? await latestSession(dir) : await findSession(dir, options.choice.id);
+      if (path === null) notices.push('No earlier session in this workspace; starting a new one.');
+      else if (typeof path === 'object' && !path.ok) notices.push(`${path.error.message} Starting a new session.`);
+      else {
+        const result = await loadSession(typeof path === 'string' ? path : path.value);
+        if (result.ok) {
+          loaded = result.value;
+          notices.push(...loaded.warnings);
+        } else {
+          notices.push(`${result.error.message} Starting a new session.`);
+        }
+      }
+    }
+    const log = loaded
+      ? SessionLog.reopen(loaded, {redact})
+      : SessionLog.create({dir, cwd: root, model: options.model, redact});
+    const tracker = new ContextTracker({window: options.contextWindow, compactAt: options.autoCompact});
+    return new WorkspaceSession({root, data, dir, log, loaded, notices, instructions, tracker});
+  }
+
+  /** The conversation to continue, without a system message (the caller builds a fresh one). */
+  get history(): Message[] {
+    return this.loaded ? [...this.loaded.history] : [];
+  }
+
+  /** Records an event (flushing where due) and updates the context count. Await it. */
+  async observe(event: AgentEvent, historyLength: number): Promise<void> {
+    this.tracker.observe(event, historyLength);
+    if (event.type === 'turn-start') this.turns++;
+    await this.log.observe(event);
+  }
+
+  /** The loop's compaction hook, with this session's thresholds. */
+  compaction(provider: ChatProvider): LoopCompaction {
+    return {
+      shouldCompact: history => this.tracker.shouldCompact(history),
+      compact: (history, signal) => compactHistory({provider, history, keepTokens: this.tracker.keepTokens, signal}),
+    };
+  }
+
+  /** Switches to another session of this workspace (/resume inside the TUI). */
+  async switchTo(loaded: LoadedSession, env: NodeJS.ProcessEnv = process.env, apiKey?: string): Promise<void> {
+    await this.log.close();
+    this.log = SessionLog.reopen(loaded, {redact: createRedactor(env, [{name: 'apiKey', value: apiKey}])});
+    this.loaded = loaded;
+    this.turns = loaded.turns;
+    this.snapshots.splice(0, this.snapshots.length, ...loaded.snapshots);
+    this.tracker.reset();
+    this.store = null;
+  }
+
+  /** Opens the shadow repository on first use; null (with a notice) when git is missing. */
+  snapshotStore(): Promise<Snapshots | null> {
+    this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id}).then(result => {
+      if (result.ok) return result.value;
+      this.snapshotNotice = result.error.message;
+      return null;
+    });
+    return this.store;
+  }
+
+  /** A notice to show once when snapshots could not be taken (undo unavailable). */
+  takeSnapshotNotice(): string | null {
+    const notice = this.snapshotNotice;
+    this.snapshotNotice = null;
+    return notice;
+  }
+
+  /**
+   * Before a turn that may change files (any mode but plan): records the workspace so /undo can
+   * bring it back. Failures only cost undo, never the turn.
+   */
+  async beforeTurn(mode: ApprovalMode): Promise<void> {
+    if (mode === 'plan') return;
+    await this.snapshot(this.turns + 1, 'before');
+  }
+
+  /** After a turn: the reference for "did the person change files since?". */
+  async afterTurn(mode: ApprovalMode): Promise<void> {
+    if (mode === 'plan' && !this.snapshots.some(s => s.turn === this.turns)) return;
+    await this.snapshot(this.turns, 'after');
+  }
+
+  /**
+   * Restores the workspace to before turn `turn` (the last turn with a snapshot by default).
+   * Call planUndo first to show the diff and the conflicts, and ask.
+   */
+  async undo(turn?: number): Promise<{ok: true; value: {turn: number; restored: string[]; deleted: string[]}} | {ok: false; error: string}> {
+    const target = this.beforeSnapshot(turn);
+    if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
+    const store = await this.snapshotStore();
+    if (!store) return {ok: false, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
+    const restored = await store.restore(target.id);
+    if (!restored.ok) return {ok: false, error: restored.error.message};
+    await this.forgetFrom(target.turn);
+    this.undoNote = `(Note from nib: the user undid turn ${target.turn}${turn === undefined ? '' : ' and every later turn'}; the workspace files are back to how they were before it. Re-read files before relying on earlier changes.)`;
+    return {ok: true, value: {turn: target.turn, ...restored.value}};
+  }
+
+  /** The diff /undo would apply and the files the person changed since the agent's last turn. */
+  async planUndo(turn?: number) {
+    const target = this.beforeSnapshot(turn);
+    if (!target) return {ok: false as const, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
+    const store = await this.snapshotStore();
+    if (!store) return {ok: false as const, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
+    const plan = await store.planUndo(target.id, this.lastAfterSnapshot()?.id);
+    return plan.ok ? {ok: true as const, value: {turn: target.turn, ...plan.value}} : {ok: false as const, error: plan.error.message};
+  }
+
+  /** Everything changed in the workspace since this session's first snapshot (/diff). */
+  async diffSinceStart() {
+    const first = this.firstSnapshot();
+    if (!first) return {ok: false as const, error: 'No snapshot yet: nothing has been changed in this session.'};
+    const store = await this.snapshotStore();
+    if (!store) return {ok: false as const, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
+    const diff = await store.diff(first.id);
+    return diff.ok ? {ok: true as const, value: diff.value} : {ok: false as const, error: diff.error.message};
+  }
+
+  /** A note for the model about an /undo, to prefix the next prompt with; read once. */
+  takeUndoNote(): string | null {
+    const note = this.undoNote;
+    this.undoNote = null;
+    return note;
+  }
+
+  /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
+  beforeSnapshot(turn?: number): SnapshotRecord | undefined {
+    const befores = this.snapshots.filter(s => s.phase === 'before');
+    return turn === undefined ? befores.at(-1) : befores.find(s => s.turn === turn);
+  }
+
+  lastAfterSnapshot(): SnapshotRecord | undefined {
+    return this.snapshots.filter(s => s.phase === 'after').at(-1);
+  }
+
+  firstSnapshot(): SnapshotRecord | undefined {
+    return this.snapshots[0];
+  }
+
+  /** After /undo: the turns undone are forgotten, so the next /undo goes one further back. */
+  async forgetFrom(turn: number): Promise<void> {
+    const kept = this.snapshots.filter(s => s.turn < turn);
+    this.snapshots.splice(0, this.snapshots.length, ...kept);
+    this.log.recordUndo(turn);
+    await this.log.flush();
+  }
+
+  async close(): Promise<void> {
+    await this.log.close();
+  }
+
+  private async snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
+    const store = await this.snapshotStore();
+    if (!store) return;
+    const taken = await store.take(`${phase} turn ${turn} of ${this.log.id}`);
+    if (!taken.ok) {
+      this.snapshotNotice = `Snapshot failed (undo may not cover this turn): ${taken.error.message}`;
+      return;
+    }
+    this.snapshots.push({type: 'snapshot', at: Date.now(), turn, phase, id: taken.value});
+    this.log.recordSnapshot(turn, phase, taken.value);
+    await this.log.flush();
+  }
+}
+
+/** What --continue / --resume ID ask for; a bare --resume is the picker's business. */
+export function sessionChoice(flags: {continue: boolean; resume: string | true | undefined}): SessionChoice {
+  if (typeof flags.resume === 'string') return {kind: 'id', id: flags.resume};
+  if (flags.continue) return {kind: 'latest'};
+  return {kind: 'new'};
+}
+
+/** One line per session for /sessions and print mode: id, date, turns, model, first prompt. */
+export function formatSessionList(sessions: readonly SessionSummary[], width = 100): string[] {
+  return sessions.map(session => {
+    const when = new Date(session.updated).toISOString().slice(0, 16).replace('T', ' ');
+    const head = `${session.id}  ${when}  ${String(session.turns).padStart(3)} turn${session.turns === 1 ? ' ' : 's'}  ${session.model}`;
+    const room = Math.max(10, width - head.length - 2);
+    const prompt = session.firstPrompt.length > room ? `${session.firstPrompt.slice(0, room - 1)}…` : session.firstPrompt;
+    return `${head}  ${prompt}`;
+  });
+}
