@@ -58,10 +58,20 @@ export type OpenAiServer = {
   close: () => Promise<void>;
 };
 
-export async function startOpenAiServer(script: Script): Promise<OpenAiServer> {
+export type ServerOptions = {
+  /**
+   * Answer 400, as OpenAI does, to a request whose history the real API would reject: a tool
+   * call without its tool message, or a tool message that answers no call right before it.
+   * The request is still recorded; it consumes no scripted response.
+   */
+  validate?: boolean;
+};
+
+export async function startOpenAiServer(script: Script, options: ServerOptions = {}): Promise<OpenAiServer> {
   const requests: RecordedRequest[] = [];
   const waiters: Array<{count: number; resolve: () => void}> = [];
   const closing = new AbortController();
+  let rejected = 0;
 
   const server = createServer(async (req, res) => {
     const rawBody = await readBody(req);
@@ -86,9 +96,16 @@ export async function startOpenAiServer(script: Script): Promise<OpenAiServer> {
       if (requests.length >= waiter.count) waiter.resolve();
       else waiters.push(waiter);
     }
+    const invalid = options.validate ? historyProblem(recorded.body.messages) : null;
+    if (invalid) {
+      rejected += 1;
+      sendJson(res, 400, {error: {message: invalid, type: 'invalid_request_error', param: 'messages', code: null}});
+      return;
+    }
     let response: ScriptedResponse | undefined;
     try {
-      response = typeof script === 'function' ? await script(recorded, index) : script[index];
+      const turn = index - rejected;
+      response = typeof script === 'function' ? await script(recorded, turn) : script[turn];
     } catch (error) {
       // A 400, not a 5xx: the client must not retry a broken test script.
       sendJson(res, 400, {error: {message: `openai-server: the script threw: ${String(error)}`, type: 'test_script'}});
@@ -126,6 +143,28 @@ export async function startOpenAiServer(script: Script): Promise<OpenAiServer> {
       await new Promise<void>(resolve => server.close(() => resolve()));
     },
   };
+}
+
+/** What the real API says about a history it rejects, or null when it is valid. */
+export function historyProblem(messages: RecordedBody['messages']): string | null {
+  let open: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'tool') {
+      const at = open.indexOf(message.tool_call_id);
+      if (at < 0) {
+        return `Invalid parameter: messages[${index}] with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id ${message.tool_call_id}).`;
+      }
+      open.splice(at, 1);
+      continue;
+    }
+    if (open.length > 0) {
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`;
+    }
+    open = message.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls.map((call: {id: string}) => call.id) : [];
+  }
+  return open.length > 0
+    ? `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`
+    : null;
 }
 
 async function readBody(req: AsyncIterable<Buffer>): Promise<string> {
