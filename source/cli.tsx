@@ -39,12 +39,8 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
  * loads React or Ink.
  */
 async function runInteractiveApp(config: Config): Promise<number> {
-  // Placeholder until source/app.tsx lands: the interactive app replaces this body with
-  // `return (await import('./app.js')).runInteractive(config);`
-  if (!config.prompt) {
-    return fail('the interactive session is not available yet; run nib -p "your prompt"');
-  }
-  return runPrintMode(config, undefined);
+  const {runInteractive} = await import('./app.js');
+  return runInteractive(config);
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {

@@ -1,6 +1,6 @@
 import {Box, Text, useInput} from 'ink';
 import TextInput from 'ink-text-input';
-import {useRef, useState} from 'react';
+import {useReducer, useRef, useState} from 'react';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {useTheme} from './theme.js';
 
@@ -33,14 +33,37 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
   const [selected, setSelected] = useState(0);
   // ink-text-input inserts the letter of a Ctrl chord (Ctrl+D types "d"); the guard below sees each
-  // key first and marks such chords so the change they cause is dropped.
+  // key before the input (it is first in the tree, and never remounted, so its listener stays
+  // first) and marks such chords so the change they cause is dropped.
   const isChord = useRef(false);
   const matches = slashMatches(value, commands);
   const isMenuOpen = matches.length > 0;
   const choice = matches[Math.min(selected, matches.length - 1)];
 
+  // ink-text-input keeps its cursor where it was when the value is replaced from outside (history,
+  // completion, the editor); remounting it puts the cursor at the end of the new text.
+  // Decided during render, not in an effect, so no key can reach the old instance in between.
+  const typed = useRef(value);
+  const revision = useRef(0);
+  const [, redraw] = useReducer((count: number) => count + 1, 0);
+  if (value !== typed.current) {
+    typed.current = value;
+    revision.current += 1;
+  }
+
+  /** What the person typed into the input. */
+  const fromInput = (next: string) => {
+    if (isChord.current) {
+      // The input moved its cursor past the letter it typed; a fresh one puts it back at the end.
+      revision.current += 1;
+      redraw();
+      return;
+    }
+    typed.current = next;
+    change(next);
+  };
+
   const change = (next: string) => {
-    if (isChord.current) return;
     setSelected(0);
     setWalk(null);
     onChange(next);
@@ -64,7 +87,6 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
 
   useInput(
     (input, key) => {
-      isChord.current = false;
       if (key.ctrl && input === 'g') return onEditInEditor?.();
       if (isMenuOpen && (key.upArrow || key.downArrow)) {
         setSelected(index => (index + (key.upArrow ? matches.length - 1 : 1)) % matches.length);
@@ -92,7 +114,14 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   const lines = value.split('\n');
   return (
     <Box flexDirection="column">
-      <KeyGuard isActive={isActive} onChord={() => (isChord.current = true)} />
+      <KeyGuard
+        isActive={isActive}
+        onChord={() => {
+          isChord.current = true;
+          // Every listener sees a key synchronously in one emit; the next key starts clean.
+          queueMicrotask(() => (isChord.current = false));
+        }}
+      />
       <Box>
         <Box flexDirection="column" marginRight={1}>
           {lines.map((_, index) => (
@@ -101,7 +130,7 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
             </Text>
           ))}
         </Box>
-        <TextInput value={value} onChange={change} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
+        <TextInput key={revision.current} value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
       </Box>
       {isMenuOpen && isActive ? <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} /> : null}
     </Box>

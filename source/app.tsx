@@ -1,0 +1,231 @@
+import {Box, Text, render, useApp, useWindowSize} from 'ink';
+import {homedir} from 'node:os';
+import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
+import type {Config} from './agent/config.js';
+import {readinessProblem} from './agent/config.js';
+import {createProvider} from './agent/provider.js';
+import {setupAgent, type AgentSetup} from './agent/setup.js';
+import {ApprovalPrompt} from './components/ApprovalPrompt.js';
+import {FirstRun} from './components/FirstRun.js';
+import {LiveTurn} from './components/LiveTurn.js';
+import {PromptInput, slashMatches} from './components/PromptInput.js';
+import {StatusBar} from './components/StatusBar.js';
+import {Transcript} from './components/Transcript.js';
+import {budgetRows} from './components/layout.js';
+import {createTheme, ThemeContext} from './components/theme.js';
+import {useAgent} from './hooks/use-agent.js';
+import {createHistoryStore, historyPath, useHistory, type HistoryStore} from './hooks/use-history.js';
+import {useSessionKeys} from './hooks/use-session-keys.js';
+import {runSlashCommand, slashCommands, type SlashCommand} from './slash-commands.js';
+import {defaultRegistry} from './tools/index.js';
+import {useExternalEditor} from './ui/use-external-editor.js';
+
+export type AppProps = {
+  readonly config: Config;
+  readonly setup: AgentSetup;
+  readonly history: HistoryStore;
+  /** Earlier prompts, loaded before the session opens. */
+  readonly initialHistory: readonly string[];
+  /** Sent as soon as the session opens (`nib "fix the test"`). */
+  readonly initialPrompt?: string;
+  /** The working directory as the status bar shows it. */
+  readonly cwdLabel: string;
+  /** Slash commands on offer (the default table unless a test narrows it). */
+  readonly commands?: readonly SlashCommand[];
+};
+
+/** The interactive session. It wires hooks to components; the logic lives in both. */
+export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands}: AppProps) {
+  const {exit} = useApp();
+  const {columns, rows} = useWindowSize();
+  const agent = useAgent({setup, model: config.model ?? '', mode: config.approvalMode, maxRounds: config.maxRounds});
+  const {state} = agent;
+  const prompts = useHistory(history, initialHistory);
+  const edit = useExternalEditor();
+  const [input, setInput] = useState('');
+  const approval = state.approvals[0];
+  const isApproving = approval !== undefined;
+
+  const setModel = useCallback(
+    (model: string) => {
+      setup.provider = createProvider({baseURL: config.baseURL, apiKey: config.apiKey ?? 'no-key', model, idleTimeoutMs: config.idleTimeoutMs});
+      agent.dispatch({type: 'set-model', model});
+    },
+    [setup, config, agent.dispatch],
+  );
+
+  const submit = useCallback(
+    (text: string) => {
+      setInput('');
+      prompts.add(text);
+      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear: agent.clear, exit, tools: defaultRegistry.tools};
+      void runSlashCommand(text, context, commands).then(isCommand => {
+        if (!isCommand) agent.submit(text);
+      });
+    },
+    [state, agent, setModel, exit, prompts.add, commands],
+  );
+
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current || !initialPrompt) return;
+    started.current = true;
+    agent.submit(initialPrompt);
+  }, [initialPrompt, agent.submit]);
+
+  const {isExitArmed} = useSessionKeys({
+    isBusy: state.busy,
+    isInputEmpty: input === '',
+    isActive: !isApproving,
+    onInterrupt: agent.interrupt,
+    onClearInput: () => setInput(''),
+    onExit: () => exit(),
+    onCycleMode: agent.cycleMode,
+  });
+
+  const editPrompt = useCallback(async () => {
+    const result = await edit(input, '.md');
+    if (result.ok) setInput(result.value.replace(/\n+$/, ''));
+  }, [edit, input]);
+
+  const menuRows = Math.min(6, slashMatches(input, commands).length);
+  const budget = budgetRows({rows, inputLines: input.split('\n').length, menuRows, queued: state.queue.length, isApproving});
+  const width = Math.max(20, columns);
+  const commandItems = useMemo(() => commands.map(({name, args, description}) => ({name, description, ...(args ? {args} : {})})), [commands]);
+
+  return (
+    <>
+      <Transcript items={state.transcript} epoch={state.epoch} width={width} />
+      <Box flexDirection="column" width={width}>
+        <LiveTurn live={state.live} now={state.now} width={width} maxRows={budget.live} />
+        {approval ? (
+          <ApprovalPrompt
+            key={approval.id}
+            request={approval}
+            rows={budget.approval}
+            columns={width}
+            onDecision={decision => agent.decide(approval.id, decision)}
+            onEdit={edit}
+          />
+        ) : (
+          <>
+            {state.queue.map((queued, index) => (
+              <Text key={index} dimColor wrap="truncate-end">
+                queued: {queued.split('\n', 1)[0]}
+              </Text>
+            ))}
+            <PromptInput
+              value={input}
+              onChange={setInput}
+              onSubmit={submit}
+              history={prompts.entries}
+              commands={commandItems}
+              isActive={!isApproving}
+              onEditInEditor={() => void editPrompt()}
+              placeholder={state.busy ? 'working… type to queue a message' : 'ask nib to do something, or / for commands'}
+            />
+          </>
+        )}
+        <StatusBar
+          model={state.model}
+          mode={state.mode}
+          alwaysTools={state.alwaysTools}
+          usage={state.usage}
+          cwd={cwdLabel}
+          keyState={isExitArmed ? 'confirm-exit' : isApproving ? 'approval' : state.busy ? 'busy' : 'idle'}
+          width={width}
+        />
+      </Box>
+    </>
+  );
+}
+
+/** Shown when nib cannot start a session yet; any key leaves. */
+function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
+  const {exit} = useApp();
+  useEffect(() => {
+    const onData = () => exit();
+    process.stdin.once('data', onData);
+    return () => void process.stdin.off('data', onData);
+  }, [exit]);
+  return <FirstRun problem={problem} configPath={configPath} />;
+}
+
+export type InteractiveOptions = {
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+  /** Replaces the model's setup (the demo points it at its own server). */
+  setup?: AgentSetup;
+};
+
+/**
+ * Runs the full-screen session until the person leaves; returns the exit code. The terminal is
+ * given back (raw mode off, cursor shown) on every way out, a crash included.
+ */
+export async function runInteractive(config: Config, options: InteractiveOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const theme = createTheme(env);
+  const problem = readinessProblem(config);
+  const renderOptions = {
+    stdin: options.stdin ?? process.stdin,
+    stdout: options.stdout ?? process.stdout,
+    exitOnCtrlC: false,
+    patchConsole: true,
+    maxFps: 30,
+  };
+  if (problem && !options.setup) {
+    const instance = render(
+      <ThemeContext value={theme}>
+        <FirstRunScreen problem={problem} configPath={config.configPath} />
+      </ThemeContext>,
+      renderOptions,
+    );
+    await instance.waitUntilExit();
+    return 0;
+  }
+  let setup = options.setup;
+  if (!setup) {
+    const result = await setupAgent(config);
+    if (!result.ok) {
+      process.stderr.write(`nib: ${result.error}\n`);
+      return 1;
+    }
+    setup = result.value;
+  }
+  const history = createHistoryStore(historyPath(env));
+  const initialHistory = await history.load();
+  const home = env['HOME'] || homedir();
+  const cwdLabel = setup.context.root.startsWith(home) ? `~${setup.context.root.slice(home.length)}` : setup.context.root;
+  const instance = render(
+    <ThemeContext value={theme}>
+      <App
+        config={config}
+        setup={setup}
+        history={history}
+        initialHistory={initialHistory}
+        cwdLabel={cwdLabel}
+        {...(config.prompt ? {initialPrompt: config.prompt} : {})}
+      />
+    </ThemeContext>,
+    renderOptions,
+  );
+  // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
+  // in raw mode with no cursor.
+  const onCrash = (error: unknown) => {
+    instance.unmount();
+    process.stderr.write(`nib: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  };
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    await instance.waitUntilExit();
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch {
+    return 1;
+  } finally {
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+  }
+}

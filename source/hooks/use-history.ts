@@ -1,0 +1,67 @@
+import {appendFile, mkdir, readFile} from 'node:fs/promises';
+import {homedir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {useCallback, useState} from 'react';
+
+/** Where prompt history persists: `$XDG_STATE_HOME/nib/history`, or `~/.local/state/nib/history`. */
+export function historyPath(env: NodeJS.ProcessEnv): string {
+  const base = env['XDG_STATE_HOME']?.startsWith('/') ? env['XDG_STATE_HOME'] : join(env['HOME'] || homedir(), '.local', 'state');
+  return join(base, 'nib', 'history');
+}
+
+/** Prompt history on disk: one JSON string per line, so multi-line prompts survive. */
+export type HistoryStore = {
+  load: () => Promise<string[]>;
+  append: (entry: string) => Promise<void>;
+};
+
+const keptEntries = 500;
+
+export function createHistoryStore(path: string): HistoryStore {
+  return {
+    async load() {
+      try {
+        const text = await readFile(path, 'utf8');
+        return text
+          .split('\n')
+          .flatMap(line => {
+            try {
+              const entry: unknown = JSON.parse(line);
+              return typeof entry === 'string' ? [entry] : [];
+            } catch {
+              // A torn last line (two nib sessions writing at once) loses one entry, not the file.
+              return [];
+            }
+          })
+          .slice(-keptEntries);
+      } catch {
+        // No history yet (or unreadable): start empty; history is a convenience, never fatal.
+        return [];
+      }
+    },
+    async append(entry) {
+      try {
+        await mkdir(dirname(path), {recursive: true});
+        await appendFile(path, `${JSON.stringify(entry)}\n`, {mode: 0o600});
+      } catch {
+        // A read-only home must not stop a session; the entry is still in memory.
+      }
+    },
+  };
+}
+
+/**
+ * The prompt history, starting from what was loaded before the session opened (so Up works from
+ * the first key), appended on every sent prompt (a repeat of the last one is kept once).
+ */
+export function useHistory(store: HistoryStore, initial: readonly string[]): {entries: readonly string[]; add: (entry: string) => void} {
+  const [entries, setEntries] = useState<readonly string[]>(initial);
+  const add = useCallback(
+    (entry: string) => {
+      setEntries(current => (current.at(-1) === entry ? current : [...current, entry]));
+      void store.append(entry);
+    },
+    [store],
+  );
+  return {entries, add};
+}

@@ -1,0 +1,216 @@
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {render} from 'ink-testing-library';
+import {afterEach, beforeEach, expect, test} from 'vitest';
+import {resolveConfig, parseFlags, type Config} from '../source/agent/config.js';
+import {setupAgent} from '../source/agent/setup.js';
+import {App} from '../source/app.js';
+import {createTheme, ThemeContext} from '../source/components/theme.js';
+import {createHistoryStore} from '../source/hooks/use-history.js';
+import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
+import {sse} from './support/sse.js';
+import {keys, plain, waitFor} from './components/helpers.js';
+
+let dir: string;
+let server: OpenAiServer | undefined;
+let unmount: (() => void) | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nib-app-'));
+});
+
+afterEach(async () => {
+  unmount?.();
+  unmount = undefined;
+  await server?.close();
+  server = undefined;
+  await rm(dir, {recursive: true, force: true});
+});
+
+async function start(script: Script, options: {prompt?: string; history?: string[]} = {}) {
+  server = await startOpenAiServer(script);
+  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', server.url, '--cwd', dir]);
+  if (!flags.ok) throw new Error(flags.error);
+  const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: join(dir, '.config')}, cwd: dir});
+  if (!config.ok) throw new Error(config.error);
+  const setup = await setupAgent(config.value as Config);
+  if (!setup.ok) throw new Error(setup.error);
+  const historyFile = join(dir, '.state', 'history');
+  const store = createHistoryStore(historyFile);
+  for (const entry of options.history ?? []) await store.append(entry);
+  const initialHistory = await store.load();
+  const app = render(
+    <ThemeContext value={createTheme({})}>
+      <App
+        config={config.value}
+        setup={setup.value}
+        history={store}
+        initialHistory={initialHistory}
+        cwdLabel="~/project"
+        {...(options.prompt ? {initialPrompt: options.prompt} : {})}
+      />
+    </ThemeContext>,
+  );
+  unmount = app.unmount;
+  const type = async (...inputs: string[]) => {
+    // Ink attaches a newly shown component's key listener in an effect that runs up to a frame
+    // (~33 ms) after the frame is drawn, and nothing on screen marks the moment; a key sent
+    // before it would go to the component that was there before.
+    await new Promise(resolve => setTimeout(resolve, 60));
+    for (const input of inputs) {
+      app.stdin.write(input);
+      await new Promise(resolve => setImmediate(resolve));
+    }
+  };
+  const screen = () => plain(app.lastFrame());
+  // The prompt's key listener attaches after the first frame.
+  await waitFor(() => expect(screen()).toContain('enter send'));
+  return {...app, type, screen, setup: setup.value, historyFile};
+}
+
+test('a prompt streams an answer into the transcript; the status bar counts tokens', async () => {
+  const app = await start([sse.text('# Hello\n\nThis is **nib**.\n\n- one\n- two', {usage: {prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230}})]);
+  await app.type('hi there', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('* two'));
+  const screen = app.screen();
+  expect(screen).toContain('› hi there');
+  expect(screen).toContain('This is nib.');
+  expect(screen).toContain('↑1.2k ↓30');
+  expect(screen).toContain('enter send');
+  expect(server!.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'hi there'});
+});
+
+test('read, then an edit approved with y: the file is written and the badges say so', async () => {
+  await writeFile(join(dir, 'a.txt'), 'hello world\n');
+  const app = await start(
+    [
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.toolCall('edit', {path: 'a.txt', old_string: 'world', new_string: 'nib'}),
+      sse.text('Changed it.'),
+    ],
+    {prompt: 'greet nib'},
+  );
+  await waitFor(() => expect(app.screen()).toContain('y yes'));
+  expect(app.screen()).toContain('✓ read a.txt');
+  expect(app.screen()).toContain('+1 −1');
+  await app.type('y');
+  await waitFor(() => expect(app.screen()).toContain('Changed it.'));
+  expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('hello nib\n');
+  expect(app.screen()).toMatch(/✓ edit a\.txt · \+1 −1/);
+});
+
+test('n with a reason: the file stays, the model hears why', async () => {
+  await writeFile(join(dir, 'a.txt'), 'hello world\n');
+  const app = await start(
+    [
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.toolCall('edit', {path: 'a.txt', old_string: 'world', new_string: 'nib'}),
+      sse.text('OK, leaving it.'),
+    ],
+    {prompt: 'greet nib'},
+  );
+  await waitFor(() => expect(app.screen()).toContain('y yes'));
+  await app.type('n');
+  await app.type('keep it');
+  await app.type(keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('OK, leaving it.'));
+  expect(await readFile(join(dir, 'a.txt'), 'utf8')).toBe('hello world\n');
+  expect(app.screen()).toContain('⊘ edit a.txt · denied: keep it');
+  expect(JSON.stringify(server!.requests[2]!.body.messages.at(-1))).toContain('keep it');
+});
+
+test('Esc interrupts a streaming answer at once; the partial stays and the next prompt works', async () => {
+  const long = 'word '.repeat(4000);
+  const app = await start([sse.slow(sse.text(long, {chunkSize: 5}), 5), sse.text('Second answer.')]);
+  await app.type('talk a lot', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('esc interrupt'));
+  await waitFor(() => expect(app.screen()).toContain('word word'));
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('interrupted'));
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type('again', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('Second answer.'));
+  // The interrupted partial answer went back to the model as history, so the request was valid.
+  const messages = server!.requests[1]!.body.messages;
+  expect(messages.at(-2)).toMatchObject({role: 'assistant'});
+  expect(messages.at(-1)).toEqual({role: 'user', content: 'again'});
+});
+
+test('a prompt typed while busy is queued and sent after the turn', async () => {
+  const app = await start([sse.slow(sse.text('first answer here', {chunkSize: 2}), 30), sse.text('Second.')]);
+  await app.type('one', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('esc interrupt'));
+  await app.type('two', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('queued: two'));
+  await waitFor(() => expect(app.screen()).toContain('Second.'));
+  expect(server!.requests[1]!.body.messages.at(-1)).toEqual({role: 'user', content: 'two'});
+  expect(app.screen()).not.toContain('queued: two');
+});
+
+// Ink stops reading stdin when the app unmounts: the observable sign that nib exited.
+const hasExited = (app: {stdin: NodeJS.EventEmitter}) => app.stdin.listenerCount('readable') === 0;
+
+test('Ctrl+C clears the input; a second Ctrl+C within 2 s exits', async () => {
+  const app = await start([]);
+  await app.type('draft');
+  await waitFor(() => expect(app.screen()).toContain('› draft'));
+  await app.type(keys.ctrlC);
+  await waitFor(() => expect(app.screen()).toContain('press ctrl+c again to exit'));
+  expect(app.screen()).not.toContain('draft');
+  expect(hasExited(app)).toBe(false);
+  await app.type(keys.ctrlC);
+  await waitFor(() => expect(hasExited(app)).toBe(true));
+});
+
+test('Ctrl+C while busy interrupts the turn instead of exiting', async () => {
+  const app = await start([sse.slow(sse.text('word '.repeat(2000), {chunkSize: 5}), 5)]);
+  await app.type('go', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('word word'));
+  await app.type(keys.ctrlC);
+  await waitFor(() => expect(app.screen()).toContain('interrupted'));
+  expect(hasExited(app)).toBe(false);
+});
+
+test('Ctrl+D exits on an empty input only', async () => {
+  const app = await start([]);
+  await app.type('x', keys.ctrlD);
+  await waitFor(() => expect(app.screen()).toContain('› x'));
+  expect(hasExited(app)).toBe(false);
+  await app.type(keys.backspace);
+  await waitFor(() => expect(app.screen()).not.toContain('› x'));
+  await app.type(keys.ctrlD);
+  await waitFor(() => expect(hasExited(app)).toBe(true));
+});
+
+test('slash commands: /help, /mode, /usage, unknown ones', async () => {
+  const app = await start([]);
+  await app.type('/help', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('/model NAME  switch the model'));
+  await app.type('/mode yolo', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('mode set to yolo'));
+  expect(app.screen()).toMatch(/nib-test-model · yolo/);
+  await app.type('/usage', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('tokens: 0 in, 0 out'));
+  await app.type('/nope', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('unknown command /nope'));
+  expect(server!.requests).toHaveLength(0);
+});
+
+test('Shift+Tab cycles the approval mode', async () => {
+  const app = await start([]);
+  await app.type(keys.shiftTab);
+  await waitFor(() => expect(app.screen()).toMatch(/nib-test-model · auto-edit/));
+  await app.type(keys.shiftTab);
+  await waitFor(() => expect(app.screen()).toMatch(/nib-test-model · yolo/));
+});
+
+test('prompt history persists in the state file and Up recalls it', async () => {
+  const app = await start([sse.text('ok')], {history: ['an old prompt']});
+  await app.type(keys.up);
+  await waitFor(() => expect(app.screen()).toContain('› an old prompt'));
+  await app.type(keys.down, 'new one', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('ok'));
+  const saved = (await readFile(app.historyFile, 'utf8')).trim().split('\n').map(line => JSON.parse(line));
+  expect(saved).toEqual(['an old prompt', 'new one']);
+});

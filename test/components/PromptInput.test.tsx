@@ -1,0 +1,119 @@
+import {render} from 'ink-testing-library';
+import {useState} from 'react';
+import {expect, test} from 'vitest';
+import {PromptInput, slashMatches} from '../../source/components/PromptInput.js';
+import type {SlashItem} from '../../source/components/SlashMenu.js';
+import {keys, plain, waitFor} from './helpers.js';
+
+const commands: SlashItem[] = [
+  {name: 'help', description: 'commands and keys'},
+  {name: 'clear', description: 'fresh conversation'},
+  {name: 'model', args: 'NAME', description: 'switch the model'},
+  {name: 'mode', args: 'MODE', description: 'approval mode'},
+];
+
+function Harness({history = [], onSubmit, onEdit}: {history?: string[]; onSubmit: (text: string) => void; onEdit?: () => void}) {
+  const [value, setValue] = useState('');
+  return (
+    <PromptInput
+      value={value}
+      onChange={setValue}
+      onSubmit={text => {
+        setValue('');
+        onSubmit(text);
+      }}
+      history={history}
+      commands={commands}
+      isActive
+      {...(onEdit ? {onEditInEditor: onEdit} : {})}
+    />
+  );
+}
+
+const setup = (props: Partial<Parameters<typeof Harness>[0]> = {}) => {
+  const sent: string[] = [];
+  const app = render(<Harness onSubmit={text => sent.push(text)} {...props} />);
+  // Key listeners attach in an effect after the first frame.
+  const type = async (...inputs: string[]) => {
+    for (const input of inputs) {
+      app.stdin.write(input);
+      await new Promise(resolve => setImmediate(resolve));
+    }
+  };
+  return {...app, sent, type};
+};
+
+test('Enter sends the text', async () => {
+  const {type, sent, lastFrame} = setup();
+  await type('hello', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['hello']));
+  expect(plain(lastFrame())).toBe('›');
+});
+
+test('Ctrl+J and a trailing backslash add lines instead of sending', async () => {
+  const {type, sent, lastFrame} = setup();
+  await type('one', keys.ctrlJ, 'two\\', keys.enter, 'three');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› one\n┊ two\n┊ three'));
+  expect(sent).toEqual([]);
+  await type(keys.enter);
+  await waitFor(() => expect(sent).toEqual(['one\ntwo\nthree']));
+});
+
+test('Enter on an empty prompt sends nothing', async () => {
+  const {type, sent} = setup();
+  await type(keys.enter, '  ', keys.enter);
+  expect(sent).toEqual([]);
+});
+
+test('Up and Down walk the history and come back to the draft', async () => {
+  const {type, lastFrame, sent} = setup({history: ['first', 'second']});
+  await type('dra');
+  await type(keys.up);
+  await waitFor(() => expect(plain(lastFrame())).toContain('second'));
+  await type(keys.up);
+  await waitFor(() => expect(plain(lastFrame())).toContain('first'));
+  await type(keys.up);
+  expect(plain(lastFrame())).toContain('first');
+  await type(keys.down, keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toContain('dra'));
+  await type(keys.up, keys.enter);
+  await waitFor(() => expect(sent).toEqual(['second']));
+});
+
+test('typing / lists the commands; Tab completes the highlighted one', async () => {
+  const {type, lastFrame} = setup();
+  await type('/');
+  await waitFor(() => expect(plain(lastFrame())).toContain('/help  commands and keys'));
+  await type('mo');
+  await waitFor(() => expect(plain(lastFrame())).not.toContain('/help'));
+  expect(plain(lastFrame())).toContain('› /model NAME  switch the model');
+  await type(keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toContain('› /mode MODE'));
+  await type(keys.tab);
+  await waitFor(() => expect(plain(lastFrame()).split('\n')[0]).toBe('› /mode'));
+});
+
+test('Enter on a command without arguments runs it; with arguments it completes first', async () => {
+  const {type, sent, lastFrame} = setup();
+  await type('/cl', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['/clear']));
+  await type('/mod', keys.enter);
+  await waitFor(() => expect(plain(lastFrame()).split('\n')[0]).toBe('› /model'));
+  // The completion left "/model " (with its space) for the argument.
+  await type('gpt-x', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['/clear', '/model gpt-x']));
+});
+
+test('Ctrl chords do not type their letter; Ctrl+G asks for the editor', async () => {
+  let edits = 0;
+  const {type, lastFrame} = setup({onEdit: () => edits++});
+  await type('ab', keys.ctrlD, '\u0007', 'c');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› abc'));
+  expect(edits).toBe(1);
+});
+
+test('slashMatches: only while the command name is typed', () => {
+  expect(slashMatches('/m', commands).map(command => command.name)).toEqual(['model', 'mode']);
+  expect(slashMatches('/model x', commands)).toEqual([]);
+  expect(slashMatches('hello', commands)).toEqual([]);
+});
