@@ -1,0 +1,119 @@
+// Session benchmarks (#5), printed, not asserted:
+//   1. snapshot time per turn on a 20,000-file workspace (median): unchanged tree, one file changed.
+//      Goal: <= 100 ms unchanged.
+//   2. `nib --continue -p` start time with a 1,000-message session, up to the first request reaching
+//      the loopback server (median), against `nib --version` as the floor. Goal: resume <= 300 ms.
+// Run: npm run build && npx node bench/session.mjs   (esbuild bundles the TypeScript modules it needs)
+import {build} from 'esbuild';
+import {spawn} from 'node:child_process';
+import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
+import {createServer} from 'node:http';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 11);
+const MESSAGES = 1_000;
+
+const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = value => `${value.toFixed(1)} ms`;
+
+const base = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-session-')));
+try {
+  // The modules are TypeScript: bundle the two entry points once into the temp dir.
+  const outdir = join(base, 'mods');
+  await build({
+    entryPoints: {snapshot: 'source/agent/snapshot.ts', session: 'source/agent/session.ts'},
+    outdir, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
+  });
+  const {Snapshots} = await import(pathToFileURL(join(outdir, 'snapshot.mjs')).href);
+  const {SessionLog, sessionsDir} = await import(pathToFileURL(join(outdir, 'session.mjs')).href);
+
+  // ---- 1. snapshots
+  const root = join(base, 'work');
+  const data = join(base, 'data');
+  for (let dir = 0; dir < FILES / 100; dir++) {
+    const folder = join(root, `pkg${dir}`, 'src');
+    await mkdir(folder, {recursive: true});
+    await Promise.all(Array.from({length: 100}, (_, file) =>
+      writeFile(join(folder, `f${file}.ts`), `export const v${dir}_${file} = ${dir * 100 + file};\n`.repeat(8))));
+  }
+  const opened = await Snapshots.open({root, data, session: 'bench'});
+  if (!opened.ok) throw new Error(opened.error.message);
+  const store = opened.value;
+  let started = performance.now();
+  await store.take('first');
+  const first = performance.now() - started;
+
+  const unchanged = [];
+  for (let run = 0; run < RUNS; run++) {
+    started = performance.now();
+    const taken = await store.take(`unchanged ${run}`);
+    unchanged.push(performance.now() - started);
+    if (!taken.ok) throw new Error(taken.error.message);
+  }
+  const oneChanged = [];
+  for (let run = 0; run < RUNS; run++) {
+    await writeFile(join(root, 'pkg7', 'src', 'f7.ts'), `export const changed = ${run};\n`);
+    started = performance.now();
+    const taken = await store.take(`changed ${run}`);
+    oneChanged.push(performance.now() - started);
+    if (!taken.ok) throw new Error(taken.error.message);
+  }
+  console.log(`snapshot, ${FILES} files: first ${ms(first)}, unchanged median ${ms(median(unchanged))}, one file changed median ${ms(median(oneChanged))} (goal <= 100 ms unchanged)`);
+
+  // ---- 2. --continue start time
+  const workspace = join(base, 'resume');
+  await mkdir(workspace);
+  // A separate workspace, so the fresh runs never become this one's latest session.
+  const freshWorkspace = join(base, 'fresh');
+  await mkdir(freshWorkspace);
+  const xdgData = join(base, 'xdg-data');
+  const log = SessionLog.create({dir: sessionsDir(join(xdgData, 'nib'), workspace), cwd: workspace, model: 'bench-model', redact: t => t});
+  for (let index = 0; index < MESSAGES / 4; index++) {
+    const id = `call_${index}`;
+    log.recordMessage({type: 'user', content: `Question ${index}: what does pkg${index}/src/f1.ts export? `.repeat(3)});
+    log.recordMessage({type: 'assistant-tool-calls', toolCalls: [{id, name: 'read', arguments: JSON.stringify({path: `pkg${index}/src/f1.ts`})}]});
+    log.recordMessage({type: 'tool-result', toolCallId: id, content: '1\texport const value = 1;\n'.repeat(20)});
+    log.recordMessage({type: 'assistant-text', content: `It exports a constant. `.repeat(10)});
+  }
+  await log.close();
+
+  let firstRequestAt = 0;
+  const server = createServer((request, response) => {
+    firstRequestAt = performance.now();
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, {'content-type': 'text/event-stream'});
+      response.end('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+    });
+  });
+  await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}/v1`;
+  const env = {...process.env, XDG_DATA_HOME: xdgData, XDG_CONFIG_HOME: join(base, 'cfg'), XDG_STATE_HOME: join(base, 'state'), OPENAI_API_KEY: 'bench', NIB_MODEL: 'bench-model'};
+  const run = args => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {env, stdio: ['ignore', 'ignore', 'pipe']});
+    let stderr = '';
+    child.stderr.on('data', chunk => (stderr += chunk));
+    child.on('close', code => (code === 0 ? resolve() : reject(new Error(`nib ${args.join(' ')} exited ${code}: ${stderr}`))));
+  });
+  const floor = [];
+  const fresh = [];
+  const resume = [];
+  for (let index = 0; index < RUNS; index++) {
+    started = performance.now();
+    await run(['--version']);
+    floor.push(performance.now() - started);
+    started = performance.now();
+    await run(['--cwd', freshWorkspace, '--base-url', url, '-p', 'a new session']);
+    fresh.push(firstRequestAt - started);
+    started = performance.now();
+    await run(['--cwd', workspace, '--base-url', url, '--continue', '-p', 'next question']);
+    resume.push(firstRequestAt - started);
+  }
+  server.close();
+  console.log(`--continue -p with ${MESSAGES} messages: spawn to first request median ${ms(median(resume))}; a new session ${ms(median(fresh))}; nib --version ${ms(median(floor))} (goal <= 300 ms)`);
+} finally {
+  await rm(base, {recursive: true, force: true});
+}
