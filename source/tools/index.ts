@@ -3,6 +3,7 @@ import type {ApprovalMode} from '../agent/approval.js';
 import type {ToolDefinition} from '../agent/stream.js';
 import {bashTool} from './bash.js';
 import {editTool} from './edit.js';
+import {grepTool} from './grep.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
 import type {Tool, ToolSession} from './types.js';
@@ -22,7 +23,7 @@ export type ToolRegistry = {
   parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
 };
 
-export const defaultTools: readonly AnyTool[] = [readTool, writeTool, editTool, bashTool];
+export const defaultTools: readonly AnyTool[] = [readTool, grepTool, writeTool, editTool, bashTool];
 
 export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
   const byName = new Map(tools.map(tool => [tool.name, tool]));
@@ -118,6 +119,8 @@ export {applyEdit, createEditTool, editTool} from './edit.js';
 export type {EditArgs} from './edit.js';
 export {bashTool, createBashTool} from './bash.js';
 export type {BashArgs, BashToolOptions} from './bash.js';
+export {createGrepTool, grepTool} from './grep.js';
+export type {GrepArgs, GrepToolOptions} from './grep.js';
 export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
 export type {LineChanges} from './diff.js';
 export {defineTool, isPreview} from './types.js';

@@ -1,0 +1,63 @@
+// grep on a generated 50,000-file tree: the built-in walker against ripgrep, median of 5 runs each,
+// and the ratio (goal: built-in within 5x of rg). Printed, not asserted.
+// Run: npx node bench/grep.mjs   (esbuild bundles source/tools/grep.ts on the fly)
+import {build} from 'esbuild';
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {mkdtemp, realpath, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {ROOT, median} from './support.mjs';
+
+const RUNS = 5;
+// tmpfs when there is one: creating 50,000 files on a busy disk takes longer than the bench.
+const work = await realpath(await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'nib-bench-grep-')));
+try {
+  await build({
+    entryPoints: {grep: join(ROOT, 'source/tools/grep.ts')},
+    outdir: work, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
+  });
+  const {createGrepTool, findOnPath} = await import(pathToFileURL(join(work, 'grep.mjs')).href);
+  const rg = await findOnPath('rg');
+  if (!rg) throw new Error('ripgrep (rg) is not on PATH: apt-get install ripgrep');
+
+  // 500 directories x 100 files of three short lines; one file in 97 holds the needle.
+  const tree = join(work, 'tree');
+  let started = performance.now();
+  let n = 0;
+  for (let top = 0; top < 50; top++) {
+    for (let sub = 0; sub < 10; sub++) {
+      const dir = join(tree, `pkg${top}`, `mod${sub}`);
+      mkdirSync(dir, {recursive: true});
+      for (let file = 0; file < 100; file++) {
+        n++;
+        const needle = n % 97 === 0 ? `\nconst marker = "needle ${n}";` : '';
+        writeFileSync(join(dir, `f${file}.ts`), `// file ${n}\nexport const v${n} = ${n};${needle}\n`);
+      }
+    }
+  }
+  console.log(`tree: ${n} files generated in ${Math.round(performance.now() - started)} ms`);
+
+  const ctx = {root: tree, session: {reads: new Map()}};
+  const signal = new AbortController().signal;
+  const time = async (tool, args) => {
+    const samples = [];
+    let content = '';
+    for (let run = 0; run < RUNS; run++) {
+      started = performance.now();
+      content = (await tool.run(args, ctx, signal)).content;
+      samples.push(performance.now() - started);
+    }
+    return {ms: median(samples), content};
+  };
+  for (const args of [{pattern: 'needle \\d+'}, {pattern: 'no-such-text-anywhere'}]) {
+    const withRg = await time(createGrepTool({rgPath: rg}), args);
+    const builtIn = await time(createGrepTool({rgPath: null}), args);
+    const same = withRg.content === builtIn.content ? 'same output' : 'OUTPUTS DIFFER';
+    console.log(
+      `grep ${JSON.stringify(args.pattern).padEnd(26)} rg ${withRg.ms.toFixed(0).padStart(5)} ms   built-in ${builtIn.ms.toFixed(0).padStart(5)} ms   ratio ${(builtIn.ms / withRg.ms).toFixed(2)}x   (${same}; goal <= 5x)`,
+    );
+  }
+} finally {
+  await rm(work, {recursive: true, force: true});
+}

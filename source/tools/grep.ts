@@ -1,0 +1,350 @@
+import {constants, readFileSync} from 'node:fs';
+import {access, stat} from 'node:fs/promises';
+import path from 'node:path';
+import {createInterface} from 'node:readline';
+import {execa} from 'execa';
+import picomatch from 'picomatch';
+import {z} from 'zod';
+import {LIMITS} from '../agent/limits.js';
+import {defineTool, type ToolContext, type ToolResult} from './types.js';
+import {ancestorsWithin, walk} from './walk.js';
+import {displayPath, errorMessage, errorResult, fail, resolvePath, type Result} from './workspace.js';
+
+const schema = z.object({
+  pattern: z.string().min(1).describe('Regular expression to search for (ripgrep syntax; keep to the common subset).'),
+  path: z.string().optional().describe('File or directory to search, relative to the workspace root (default: the root).'),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.tsx".'),
+  ignore_case: z.boolean().optional().describe('Case-insensitive search (default false).'),
+  context: z.number().int().min(0).max(20).optional().describe('Lines of context before and after each match (default 0).'),
+  max_results: z
+    .number()
+    .int()
+    .positive()
+    .max(1000)
+    .optional()
+    .describe(`Most matching lines to return (default ${LIMITS.grepMaxResults}).`),
+});
+
+export type GrepArgs = z.infer<typeof schema>;
+
+export type GrepToolOptions = {
+  /**
+   * The ripgrep binary: a path, `null` to always use the built-in walker, or undefined to look
+   * for `rg` on PATH at each call.
+   */
+  rgPath?: string | null;
+  maxLineChars?: number;
+};
+
+/** One file's findings, whichever engine found them. */
+type FileHits = {
+  /** Matching and context lines by line number. */
+  lines: Map<number, {text: string; isMatch: boolean}>;
+  matches: number;
+};
+
+type Search = {
+  dir: string;
+  /** Set when the path is a single file: its name within `dir`. */
+  file: string | null;
+  args: GrepArgs;
+  context: number;
+  signal: AbortSignal;
+  ancestors: string[];
+};
+
+/** Built-in reads of files larger than this are skipped: they would be read whole into memory. */
+const BUILTIN_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export function createGrepTool(options: GrepToolOptions = {}) {
+  const maxLineChars = options.maxLineChars ?? LIMITS.grepMaxLineChars;
+  return defineTool({
+    name: 'grep',
+    kind: 'read',
+    description: [
+      'Search file contents with a regular expression; returns `path:line: text` for each matching line',
+      '(context lines as `path-line- text`). Honours .gitignore and skips hidden and binary files.',
+      `Returns at most max_results matching lines (default ${LIMITS.grepMaxResults}) and says how many were left out;`,
+      `lines are cut at ${maxLineChars} characters. Narrow with path and glob.`,
+    ].join(' '),
+    schema,
+    keyArg: args => args.pattern,
+    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path ?? '.')).outside,
+    preview: async (args, ctx) => {
+      const resolved = await resolvePath(ctx.root, args.path ?? '.');
+      return {title: `grep ${args.pattern} ${resolved.display}`, outside: resolved.outside};
+    },
+    run: async (args, ctx, signal) => {
+      const rg = options.rgPath === undefined ? await findOnPath('rg') : options.rgPath;
+      return runGrep(args, ctx, signal, rg, maxLineChars);
+    },
+  });
+}
+
+async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg: string | null, maxLineChars: number): Promise<ToolResult> {
+  const resolved = await resolvePath(ctx.root, args.path ?? '.');
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(resolved.real)).isDirectory();
+  } catch {
+    return errorResult({code: 'not-found', message: `${resolved.display} does not exist. Check the path (list can show what is there).`});
+  }
+  const dir = isDirectory ? resolved.real : path.dirname(resolved.real);
+  const search: Search = {
+    dir,
+    file: isDirectory ? null : path.basename(resolved.real),
+    args,
+    context: args.context ?? 0,
+    signal,
+    ancestors: ancestorsWithin(ctx.root, dir),
+  };
+  const max = args.max_results ?? LIMITS.grepMaxResults;
+  const collector = new Collector(max);
+  const found = rg ? await searchWithRipgrep(rg, search, collector) : await searchBuiltIn(search, collector);
+  if (!found.ok) return errorResult(found.error);
+  return collector.render(relative => displayPath(ctx.root, path.join(dir, relative)), maxLineChars, args, resolved.display);
+}
+
+/**
+ * Keeps the first `max` matching lines in path order without holding every match of a huge
+ * search: whenever enough is kept, files sorting after the point where `max` is reached are
+ * dropped (only counted), since a file found later can only push that point earlier.
+ */
+class Collector {
+  private readonly files = new Map<string, FileHits>();
+  private kept = 0;
+  private boundary: string | null = null;
+  private droppedMatches = 0;
+  private droppedFiles = 0;
+  totalMatches = 0;
+  totalFiles = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(file: string, hits: FileHits): void {
+    if (hits.matches === 0) return;
+    this.totalMatches += hits.matches;
+    this.totalFiles += 1;
+    if (this.boundary !== null && file > this.boundary) {
+      this.droppedMatches += hits.matches;
+      this.droppedFiles += 1;
+      return;
+    }
+    this.files.set(file, hits);
+    this.kept += hits.matches;
+    if (this.kept > this.max * 4) this.prune();
+  }
+
+  private prune(): void {
+    let count = 0;
+    for (const name of [...this.files.keys()].sort(comparePaths)) {
+      if (count >= this.max) {
+        const hits = this.files.get(name)!;
+        this.droppedMatches += hits.matches;
+        this.droppedFiles += 1;
+        this.kept -= hits.matches;
+        this.files.delete(name);
+        continue;
+      }
+      count += this.files.get(name)!.matches;
+      if (count >= this.max) this.boundary = name;
+    }
+  }
+
+  render(show: (relative: string) => string, maxLineChars: number, args: GrepArgs, where: string): ToolResult {
+    if (this.totalMatches === 0) {
+      return {content: `No matches for ${JSON.stringify(args.pattern)} in ${where}.`, isError: false, detail: {summary: '0 matches', matches: 0}};
+    }
+    const out: string[] = [];
+    let shown = 0;
+    let shownFiles = 0;
+    for (const name of [...this.files.keys()].sort(comparePaths)) {
+      if (shown >= this.max) break;
+      shownFiles += 1;
+      const hits = this.files.get(name)!;
+      const display = show(name);
+      let previous = -1;
+      let lastMatch = -1;
+      for (const lineNumber of [...hits.lines.keys()].sort((a, b) => a - b)) {
+        const line = hits.lines.get(lineNumber)!;
+        if (line.isMatch && shown >= this.max) break;
+        // After the last match shown, only its own trailing context belongs.
+        if (!line.isMatch && shown >= this.max && lineNumber > lastMatch + (args.context ?? 0)) break;
+        // Without context every line stands alone; with it, `--` separates groups, as in grep.
+        const startsGroup = previous === -1 ? out.length > 0 : lineNumber !== previous + 1;
+        if (startsGroup && (args.context ?? 0) > 0) out.push('--');
+        const text = line.text.length > maxLineChars ? `${line.text.slice(0, maxLineChars)} … [cut]` : line.text;
+        out.push(`${display}${line.isMatch ? ':' : '-'}${lineNumber}${line.isMatch ? ':' : '-'} ${text}`);
+        previous = lineNumber;
+        if (line.isMatch) {
+          shown += 1;
+          lastMatch = lineNumber;
+        }
+      }
+    }
+    const left = this.totalMatches - shown;
+    const files = `${this.totalFiles} file${this.totalFiles === 1 ? '' : 's'}`;
+    const footer =
+      left > 0
+        ? `\n\n[${shown} of ${this.totalMatches} matching lines shown (in ${shownFiles} of ${files}); ${left} left out. Narrow the pattern, path or glob, or raise max_results.]`
+        : '';
+    return {
+      content: out.join('\n') + footer,
+      isError: false,
+      detail: {summary: `${this.totalMatches} match${this.totalMatches === 1 ? '' : 'es'}`, matches: this.totalMatches},
+    };
+  }
+}
+
+function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function searchWithRipgrep(rg: string, search: Search, collector: Collector): Promise<Result<void>> {
+  const flags = ['--json', '--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-messages'];
+  if (search.args.ignore_case) flags.push('--ignore-case');
+  if (search.context > 0) flags.push('--context', String(search.context));
+  if (search.args.glob) flags.push('--glob', search.args.glob);
+  flags.push('--regexp', search.args.pattern, '--');
+  if (search.file) flags.push(search.file);
+  const subprocess = execa(rg, flags, {
+    cwd: search.dir,
+    stdin: 'ignore',
+    buffer: {stdout: false, stderr: true},
+    reject: false,
+    cancelSignal: search.signal,
+    stripFinalNewline: true,
+  });
+  let current: {path: string; hits: FileHits} | null = null;
+  const lines = createInterface({input: subprocess.stdout, crlfDelay: Infinity});
+  for await (const line of lines) {
+    const message = JSON.parse(line) as RgMessage;
+    if (message.type === 'begin') {
+      current = {path: rgText(message.data.path).replace(/^\.\//, ''), hits: {lines: new Map(), matches: 0}};
+    } else if ((message.type === 'match' || message.type === 'context') && current) {
+      const isMatch = message.type === 'match';
+      current.hits.lines.set(message.data.line_number, {text: stripEol(rgText(message.data.lines)), isMatch});
+      if (isMatch) current.hits.matches += 1;
+    } else if (message.type === 'end' && current) {
+      // Skipped outright by the built-in walker, so skipped here too: same results either way.
+      if (message.data.binary_offset === null) collector.add(current.path, current.hits);
+      current = null;
+    }
+  }
+  const result = await subprocess;
+  if (search.signal.aborted) return fail('aborted', 'Interrupted.');
+  // 0: matches, 1: none; 2 with output is a partial failure (an unreadable file), which rg reports on stderr only.
+  if (result.exitCode === 2 && collector.totalMatches === 0) {
+    const reason = String(result.stderr ?? '').trim().split('\n').slice(0, 6).join('\n');
+    return fail('bad-pattern', `grep failed: ${reason || 'ripgrep exited with status 2'}. If the pattern is a regex, check its syntax (escape ( [ { . * + ? with \\ to match them literally).`);
+  }
+  return {ok: true, value: undefined};
+}
+
+type RgData = {text?: string; bytes?: string};
+type RgMessage =
+  | {type: 'begin'; data: {path: RgData}}
+  | {type: 'match' | 'context'; data: {path: RgData; lines: RgData; line_number: number}}
+  | {type: 'end'; data: {path: RgData; binary_offset: number | null}}
+  | {type: 'summary'; data: unknown};
+
+function rgText(data: RgData): string {
+  if (data.text !== undefined) return data.text;
+  return Buffer.from(data.bytes ?? '', 'base64').toString('utf8');
+}
+
+function stripEol(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+async function searchBuiltIn(search: Search, collector: Collector): Promise<Result<void>> {
+  let regex: RegExp;
+  let prefilter: RegExp;
+  try {
+    const flags = search.args.ignore_case ? 'i' : '';
+    regex = new RegExp(search.args.pattern, flags);
+    // One test over the whole file first: most files do not match, and splitting them into
+    // lines is what costs. With `m`, a match in any line is a match in the whole text.
+    prefilter = new RegExp(search.args.pattern, `${flags}m`);
+  } catch (error) {
+    return fail('bad-pattern', `The pattern is not a valid regular expression: ${errorMessage(error)}. Escape ( [ { . * + ? with \\ to match them literally.`);
+  }
+  const glob = search.args.glob ? compileGlob(search.args.glob) : null;
+
+  const searchFile = (relative: string, absolute: string) => {
+    let bytes: Buffer;
+    try {
+      // Synchronous for speed on many small files; see walk() for why.
+      bytes = readFileSync(absolute);
+    } catch {
+      return;
+    }
+    if (bytes.length > BUILTIN_MAX_FILE_BYTES || bytes.includes(0)) return;
+    const text = bytes.toString('utf8');
+    if (!prefilter.test(text)) return;
+    collector.add(relative, searchText(text, regex, search.context));
+  };
+
+  if (search.file) {
+    searchFile(search.file, path.join(search.dir, search.file));
+    return {ok: true, value: undefined};
+  }
+  await walk({dir: search.dir, ancestors: search.ancestors, includeHidden: false, signal: search.signal}, entry => {
+    if (entry.isDirectory || (glob && !glob(entry.relative))) return;
+    searchFile(entry.relative, entry.absolute);
+  });
+  if (search.signal.aborted) return fail('aborted', 'Interrupted.');
+  return {ok: true, value: undefined};
+}
+
+function searchText(text: string, regex: RegExp, context: number): FileHits {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const hits: FileHits = {lines: new Map(), matches: 0};
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (!regex.test(line)) continue;
+    hits.matches += 1;
+    // Overwrites the line if an earlier match had added it as context.
+    hits.lines.set(index + 1, {text: line, isMatch: true});
+    for (let near = Math.max(0, index - context); near <= Math.min(lines.length - 1, index + context); near += 1) {
+      if (!hits.lines.has(near + 1)) {
+        const nearLine = lines[near]!;
+        hits.lines.set(near + 1, {text: nearLine.endsWith('\r') ? nearLine.slice(0, -1) : nearLine, isMatch: false});
+      }
+    }
+  }
+  return hits;
+}
+
+/**
+ * ripgrep's --glob: a pattern without a slash matches the file name at any depth; one with a
+ * slash matches the path from the searched directory; a leading `!` excludes.
+ */
+export function compileGlob(glob: string): (relative: string) => boolean {
+  const negated = glob.startsWith('!');
+  const pattern = negated ? glob.slice(1) : glob;
+  const matcher = picomatch(pattern.replace(/^\//, ''), {dot: true, basename: !pattern.includes('/')});
+  if (!negated) return relative => matcher(relative);
+  // An excluding glob also excludes whole directories (`!vendor`), as in ripgrep.
+  return relative => {
+    const parts = relative.split('/');
+    return !parts.some((_, index) => matcher(parts.slice(0, index + 1).join('/')));
+  };
+}
+
+export async function findOnPath(command: string): Promise<string | null> {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, command);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here; try the next directory
+    }
+  }
+  return null;
+}
+
+export const grepTool = createGrepTool();

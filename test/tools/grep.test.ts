@@ -1,0 +1,135 @@
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
+import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
+import {createGrepTool, type GrepArgs} from '../../source/tools/index.js';
+import {findOnPath} from '../../source/tools/grep.js';
+import {contextFor, never, useTempDirs} from './helpers.js';
+
+const tempDir = useTempDirs();
+const builtIn = createGrepTool({rgPath: null});
+let rgPath: string;
+
+beforeAll(async () => {
+  const found = await findOnPath('rg');
+  // CI installs ripgrep (.ci/run); without it half of this file would prove nothing.
+  if (!found) throw new Error('ripgrep (rg) is not on PATH: install it (apt-get install ripgrep) to run these tests');
+  rgPath = found;
+});
+
+async function bothWays(root: string, args: GrepArgs): Promise<string> {
+  const ctx = contextFor(root);
+  const withRg = await createGrepTool({rgPath}).run(args, ctx, never);
+  const without = await builtIn.run(args, ctx, never);
+  expect(without.content).toBe(withRg.content);
+  expect(without.detail).toEqual(withRg.detail);
+  return withRg.content;
+}
+
+async function smallTree(): Promise<string> {
+  const root = await tempDir();
+  const files: Record<string, string | Buffer> = {
+    'a.txt': 'hello world\nfoo\nhello again\nbar\n',
+    'src/app.ts': 'const greeting = "Hello";\nexport function hello() {}\r\n',
+    'src/deep/x.md': 'say hello\n',
+    'build/out.js': 'hello from build\n',
+    '.hidden/h.txt': 'hello hidden\n',
+    'bin.dat': Buffer.from('hello\0binary\n'),
+    'vendor/lib.ts': 'hello vendor\n',
+    '.gitignore': 'build/\n',
+    'src/.gitignore': '*.md\n!keep.md\n',
+    'src/keep.md': 'hello kept\n',
+    'long.txt': `hello ${'y'.repeat(600)}\n`,
+  };
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, name)), {recursive: true});
+    await writeFile(path.join(root, name), content);
+  }
+  return root;
+}
+
+describe('grep (ripgrep and the built-in walker agree)', () => {
+  test('path:line: text, .gitignore honoured at every level, hidden and binary files skipped', async () => {
+    const root = await smallTree();
+    const content = await bothWays(root, {pattern: 'hello'});
+    expect(content).toBe(
+      [
+        'a.txt:1: hello world',
+        'a.txt:3: hello again',
+        `long.txt:1: hello ${'y'.repeat(494)} … [cut]`,
+        'src/app.ts:2: export function hello() {}',
+        'src/keep.md:1: hello kept',
+        'vendor/lib.ts:1: hello vendor',
+      ].join('\n'),
+    );
+  });
+
+  test('context lines, ignore_case, glob, path', async () => {
+    const root = await smallTree();
+    expect(await bothWays(root, {pattern: 'again', context: 1})).toBe('a.txt-2- foo\na.txt:3: hello again\na.txt-4- bar');
+    expect(await bothWays(root, {pattern: 'HELLO', ignore_case: true, glob: '*.ts'})).toBe(
+      'src/app.ts:1: const greeting = "Hello";\nsrc/app.ts:2: export function hello() {}\nvendor/lib.ts:1: hello vendor',
+    );
+    expect(await bothWays(root, {pattern: 'hello', glob: '!vendor'})).not.toContain('vendor');
+    expect(await bothWays(root, {pattern: 'hello', path: 'src'})).toBe('src/app.ts:2: export function hello() {}\nsrc/keep.md:1: hello kept');
+    expect(await bothWays(root, {pattern: 'hello', path: 'src/app.ts'})).toBe('src/app.ts:2: export function hello() {}');
+    expect(await bothWays(root, {pattern: 'nothing-matches-this'})).toBe('No matches for "nothing-matches-this" in ..');
+  });
+
+  test('a bad pattern is explained; a missing path too', async () => {
+    const root = await smallTree();
+    const ctx = contextFor(root);
+    expect(await builtIn.run({pattern: '(unclosed'}, ctx, never)).toMatchObject({isError: true, code: 'bad-pattern'});
+    expect(await createGrepTool({rgPath}).run({pattern: '(unclosed'}, ctx, never)).toMatchObject({isError: true, code: 'bad-pattern'});
+    expect(await builtIn.run({pattern: 'x', path: 'nope'}, ctx, never)).toMatchObject({code: 'not-found'});
+  });
+
+  test('searching outside the workspace is flagged', async () => {
+    const root = await smallTree();
+    expect(await builtIn.isOutside({pattern: 'x', path: '..'}, contextFor(root))).toBe(true);
+    expect(await builtIn.isOutside({pattern: 'x'}, contextFor(root))).toBe(false);
+  });
+});
+
+describe('grep over a generated tree of 50,000 files', () => {
+  let root: string;
+
+  beforeAll(async () => {
+    // 50,000 file creations cost ~0.6 s on tmpfs and over 10 s on a busy disk.
+    const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+    root = await realpath(await mkdtemp(path.join(base, 'nib-grep-tree-')));
+    writeFileSync(path.join(root, '.gitignore'), 'ignored-*/\n*.log\n');
+    let n = 0;
+    for (let top = 0; top < 50; top += 1) {
+      for (let sub = 0; sub < 10; sub += 1) {
+        const dir = path.join(root, top === 7 ? `ignored-${sub}` : `pkg${top}`, `mod${sub}`);
+        mkdirSync(dir, {recursive: true});
+        for (let file = 0; file < 100; file += 1) {
+          n += 1;
+          const needle = n % 97 === 0 ? `\nconst marker = "needle ${n}";` : '';
+          const ext = n % 50 === 0 ? 'log' : 'ts';
+          writeFileSync(path.join(dir, `f${file}.${ext}`), `// file ${n}\nexport const v${n} = ${n};${needle}\n`);
+        }
+      }
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(root, {recursive: true, force: true});
+  });
+
+  test('same results with and without rg, capped with a count of what was left out', async () => {
+    const content = await bothWays(root, {pattern: 'needle \\d+'});
+    const lines = content.split('\n');
+    expect(lines.filter(line => line.includes(': const marker'))).toHaveLength(100);
+    expect(lines.at(-1)).toMatch(/^\[100 of \d+ matching lines shown \(in 100 of \d+ files\); \d+ left out\./);
+    expect(content).not.toContain('ignored-');
+  }, 60_000);
+
+  test('same results with a large cap and context', async () => {
+    const content = await bothWays(root, {pattern: 'needle [0-9]*3"', context: 1, max_results: 1000});
+    expect(content).toMatch(/^pkg\S+-2- export const v\d+ = \d+;\n/);
+    expect(content).not.toContain('left out');
+  }, 60_000);
+});
