@@ -29,6 +29,10 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
 
+  if (config.value.demo) {
+    if (!process.stdin.isTTY || !process.stdout.isTTY) return fail('--demo shows the interactive session: run it in a terminal');
+    return (await import('./demo/index.js')).runDemo(config.value);
+  }
   // Ink needs a terminal on both ends; anything piped gets print mode, which is what a script wants.
   const interactive = !config.value.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
   return interactive ? runInteractiveApp(config.value) : runPrintMode(config.value, flags.value);

@@ -11,6 +11,9 @@ import {createHistoryStore} from '../source/hooks/use-history.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
 import {keys, plain, waitFor} from './components/helpers.js';
+import {createDemoProject} from '../source/demo/index.js';
+import {demoPrompt} from '../source/demo/project.js';
+import {startDemoServer} from '../source/demo/server.js';
 
 let dir: string;
 let server: OpenAiServer | undefined;
@@ -28,9 +31,9 @@ afterEach(async () => {
   await rm(dir, {recursive: true, force: true});
 });
 
-async function start(script: Script, options: {prompt?: string; history?: string[]} = {}) {
+async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string} = {}) {
   server = await startOpenAiServer(script);
-  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', server.url, '--cwd', dir]);
+  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', options.baseURL ?? server.url, '--cwd', options.cwd ?? dir]);
   if (!flags.ok) throw new Error(flags.error);
   const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: join(dir, '.config')}, cwd: dir});
   if (!config.ok) throw new Error(config.error);
@@ -213,4 +216,36 @@ test('prompt history persists in the state file and Up recalls it', async () => 
   await waitFor(() => expect(app.screen()).toContain('ok'));
   const saved = (await readFile(app.historyFile, 'utf8')).trim().split('\n').map(line => JSON.parse(line));
   expect(saved).toEqual(['an old prompt', 'new one']);
+});
+
+test('the demo: a streamed answer, a read, an edit and a command, approved with y, fix the sample project', async () => {
+  const demo = await startDemoServer({chunkDelayMs: 0});
+  const project = await createDemoProject(dir);
+  try {
+    const app = await start([], {prompt: demoPrompt, baseURL: demo.url, cwd: project});
+    await waitFor(() => expect(app.screen()).toContain('Allow edit?'));
+    expect(app.screen()).toContain('✓ read src/greet.js');
+    expect(app.screen()).toContain("-   return 'Hello, ' + name;");
+    await app.type('y');
+    await waitFor(() => expect(app.screen()).toContain('Allow bash?'));
+    await app.type('y');
+    await waitFor(() => expect(app.screen()).toContain('That was the whole demo.'));
+    expect(app.screen()).toContain('✓ bash node test.js · exit 0');
+    expect(await readFile(join(project, 'src/greet.js'), 'utf8')).toContain('return `Hello, ${name}!`;');
+  } finally {
+    await demo.close();
+  }
+});
+
+test('the demo follows a denial', async () => {
+  const demo = await startDemoServer({chunkDelayMs: 0});
+  const project = await createDemoProject(dir);
+  try {
+    const app = await start([], {prompt: demoPrompt, baseURL: demo.url, cwd: project});
+    await waitFor(() => expect(app.screen()).toContain('Allow edit?'));
+    await app.type(keys.escape);
+    await waitFor(() => expect(app.screen()).toContain('I left `src/greet.js` as it was'.replace(/`/g, '')));
+  } finally {
+    await demo.close();
+  }
 });

@@ -128,7 +128,7 @@ describe('reduce: one event kind at a time', () => {
       {type: 'approval-request', request: req},
     ]);
     expect(state.approvals).toEqual([req]);
-    expect(state.live.tools[0]!.status).toBe('waiting-approval');
+    expect(state.live.tools[0]).toMatchObject({status: 'waiting-approval', wasAsked: true});
   });
 
   test('approval-decision: yes, always, no with a reason, edit', () => {

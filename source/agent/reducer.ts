@@ -32,6 +32,8 @@ export type ToolView = {
   detail?: ToolDetail;
   /** The person edited the proposal before it ran. */
   edited?: boolean;
+  /** The person was asked about this call (and so has seen its preview). */
+  wasAsked?: boolean;
 };
 
 /** A finished thing on screen. Ids are stable: `t1`, `t2`, … in order of arrival. */
@@ -148,6 +150,7 @@ export function reduce(state: UiState, input: AgentEvent | UiAction): UiState {
       return withTool({...s, approvals: [...s.approvals, input.request]}, input.request.id, tool => ({
         ...tool,
         status: 'waiting-approval',
+        wasAsked: true,
       }));
     case 'approval-decision':
       return decide(s, input.id, input.decision);

@@ -28,6 +28,15 @@ export function renderMarkdown(text: string, width: number, hasColor: boolean): 
     // marked-terminal's types lag behind marked 15's extension shape; the runtime object is one.
     markedTerminal({width: Math.max(20, width), reflowText: true, showSectionPrefix: false, tab: 2, emoji: false}) as never,
   );
+  // marked-terminal prints the text of a tight list item raw (`**Read**` stays starred); marked's
+  // own rule is to render such a text token's inline children, so do that and defer otherwise.
+  marked.use({
+    renderer: {
+      text(token) {
+        return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+      },
+    },
+  });
   let output: string;
   try {
     output = marked.parse(text, {async: false}) as string;

@@ -1,6 +1,9 @@
 import {Box, Static, Text} from 'ink';
 import {memo} from 'react';
 import {formatSeconds, type TranscriptItem} from '../agent/reducer.js';
+import {computeChange} from '../agent/hunks.js';
+import type {ToolView} from '../agent/reducer.js';
+import {DiffView} from './DiffView.js';
 import {Markdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useTheme} from './theme.js';
@@ -54,7 +57,12 @@ export const TranscriptEntry = memo(function TranscriptEntry({item, width}: Entr
         </Box>
       );
     case 'tool':
-      return <ToolBadge tool={item.tool} now={item.tool.endedAt ?? 0} width={width} outputLines={0} />;
+      return (
+        <Box flexDirection="column" width={width}>
+          <ToolBadge tool={item.tool} now={item.tool.endedAt ?? 0} width={width} outputLines={0} />
+          {showsDiff(item.tool) ? <RanDiff tool={item.tool} width={width} /> : null}
+        </Box>
+      );
     case 'notice':
       return (
         <Box width={width}>
@@ -69,3 +77,23 @@ export const TranscriptEntry = memo(function TranscriptEntry({item, width}: Entr
       );
   }
 });
+
+const diffRows = 16;
+
+/**
+ * A write the person did not see before it ran (auto-edit, yolo, "always") or changed in their
+ * editor: the transcript shows the diff of what was actually written.
+ */
+function showsDiff(tool: ToolView): boolean {
+  return tool.status === 'done' && tool.detail?.file !== undefined && (tool.edited === true || tool.wasAsked !== true);
+}
+
+function RanDiff({tool, width}: {readonly tool: ToolView; readonly width: number}) {
+  const file = tool.detail!.file!;
+  const change = computeChange(file.oldText, file.newText);
+  return (
+    <Box paddingLeft={2}>
+      <DiffView title={`${tool.name} ${file.path}`} change={change} height={diffRows} width={Math.max(20, width - 2)} />
+    </Box>
+  );
+}

@@ -46,3 +46,10 @@ test('an unfinished table or fence mid-stream still renders', () => {
   expect(plain(renderMarkdown('| a | b |\n|---', 60, true))).toContain('a');
   expect(plain(renderMarkdown('```py\nprint(1)', 60, true))).toContain('print(1)');
 });
+
+test('emphasis and code inside list items are rendered, not left as markdown', () => {
+  const out = plain(renderMarkdown('1. **Read** `src/a.js`\n2. *Fix* it', 60, true));
+  expect(out).toContain('1. Read src/a.js');
+  expect(out).toContain('2. Fix it');
+  expect(out).not.toContain('**');
+});

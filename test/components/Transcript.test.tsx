@@ -76,3 +76,18 @@ test('tools in flight show under the open text', () => {
   const frame = plain(render(<LiveTurn live={state.live} now={3000} width={60} maxRows={10} />).lastFrame());
   expect(frame).toBe('◑ bash npm test · running 2 s\n  │ PASS a\n  │ PASS b');
 });
+
+test('a write nobody was asked about shows the diff of what was written; an approved one does not repeat it', () => {
+  const file = {path: 'a.txt', oldText: 'one\n', newText: 'two\n'};
+  const state = fold([
+    {type: 'tool-call', id: 'w1', name: 'write', arguments: '{"path":"a.txt"}'},
+    {type: 'tool-result', id: 'w1', name: 'write', isError: false, content: 'ok', detail: {summary: '+1 −1', file}, at: 1},
+    {type: 'tool-call', id: 'w2', name: 'write', arguments: '{"path":"a.txt"}'},
+    {type: 'approval-request', request: {id: 'w2', name: 'write', args: {}, preview: {title: 'write a.txt', outside: false}}},
+    {type: 'approval-decision', id: 'w2', decision: {kind: 'yes'}},
+    {type: 'tool-result', id: 'w2', name: 'write', isError: false, content: 'ok', detail: {summary: '+1 −1', file}, at: 2},
+  ]);
+  const frame = plain(render(<Screen state={state} />).lastFrame());
+  expect(frame.match(/- one/g)).toHaveLength(1);
+  expect(frame).toContain('+ two');
+});
