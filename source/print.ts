@@ -88,6 +88,9 @@ function textPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream, tools
       case 'error':
         stderr.write(`nib: ${event.message}\n`);
         return;
+      case 'compaction':
+        stderr.write(`nib: context compacted: ${event.summarised} messages summarised, ${event.kept} kept\n`);
+        return;
       case 'turn-end':
         if (event.reason === 'aborted') stderr.write('nib: interrupted\n');
         return;
@@ -126,6 +129,8 @@ function jsonPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream): Prin
       case 'error':
         stderr.write(`nib: ${event.message}\n`);
         return line({type: 'error', message: event.message, ...(event.code ? {code: event.code} : {})});
+      case 'compaction':
+        return line({type: 'compaction', reason: event.reason, summarised: event.summarised, kept: event.kept});
       case 'turn-end':
         return line({type: 'turn-end', reason: event.reason});
       default:
