@@ -50,7 +50,19 @@ function testTools(ran: string[]) {
         signal.addEventListener('abort', () => resolve({content: 'stopped', isError: true}), {once: true});
       }),
   });
-  return createToolRegistry([readTool, note, wait]);
+  const boom = defineTool({
+    name: 'boom',
+    kind: 'read',
+    description: 'Always throws (a bug in a tool).',
+    schema: z.object({}),
+    keyArg: () => '',
+    isOutside: async () => false,
+    preview: async () => ({title: 'boom', outside: false}),
+    run: async () => {
+      throw new Error('kaboom');
+    },
+  });
+  return createToolRegistry([readTool, note, wait, boom]);
 }
 
 let server: OpenAiServer | undefined;
@@ -208,9 +220,48 @@ describe('runAgent', () => {
     expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'completed'}]);
     const tools = result.requests()[1]!.messages.filter(m => m.role === 'tool');
     expect(tools.map(m => m.tool_call_id)).toEqual(['u1', 'j1', 'z1']);
-    expect(tools[0]!.content).toMatch(/no tool named "frobnicate".*read, note, wait/);
+    expect(tools[0]!.content).toMatch(/no tool named "frobnicate".*read, note, wait, boom/);
     expect(tools[1]!.content).toMatch(/not valid JSON/);
     expect(tools[2]!.content).toMatch(/path/);
+  });
+
+  test('a tool that throws becomes an error result; the turn goes on', async () => {
+    const result = await run([sse.toolCall('boom', {}, {id: 'b1'}), sse.text('recovered')]);
+    expect(ofType(result.events, 'tool-result')).toMatchObject([{id: 'b1', isError: true, content: expect.stringMatching(/boom failed/)}]);
+    expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'completed'}]);
+  });
+
+  test('the approval mode is read per call, so a switch mid-turn applies to the next call', async () => {
+    let mode: ApprovalMode = 'ask';
+    server = await startOpenAiServer([
+      sse.toolCalls([
+        {name: 'note', arguments: {text: 'asked'}},
+        {name: 'note', arguments: {text: 'not asked'}},
+      ]),
+      sse.text('ok'),
+    ]);
+    const ran: string[] = [];
+    const asked: string[] = [];
+    for await (const _event of runAgent({
+      provider: createProvider({baseURL: server.url, apiKey: 'k', model: 'm'}),
+      tools: testTools(ran),
+      context: {root: dir, session: createToolSession()},
+      history: [{type: 'system', content: 's'}],
+      prompt: 'go',
+      mode: () => mode,
+      approve: async request => {
+        asked.push(request.id);
+        mode = 'yolo';
+        return {kind: 'yes'};
+      },
+      canAsk: true,
+      alwaysAllowed: new Set(),
+      signal: new AbortController().signal,
+    })) {
+      // drained for its side effects
+    }
+    expect(asked).toHaveLength(1);
+    expect(ran).toEqual(['asked', 'not asked']);
   });
 
   test('stops at the round cap with a reason and a valid history', async () => {
@@ -242,7 +293,7 @@ describe('runAgent', () => {
 
   test('plan mode offers read tools only and refuses the others', async () => {
     const result = await run([sse.toolCall('note', {text: 'x'}), sse.text('plan')], {modeValue: 'plan'});
-    expect(result.requests()[0]!.tools?.map(t => t.function.name)).toEqual(['read']);
+    expect(result.requests()[0]!.tools?.map(t => t.function.name)).toEqual(['read', 'boom']);
     expect(result.ran).toEqual([]);
     expect(result.requests()[1]!.messages.at(-1)!.content).toMatch(/plan mode/);
   });
