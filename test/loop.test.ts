@@ -227,7 +227,7 @@ describe('runAgent', () => {
 
   test('a tool that throws becomes an error result; the turn goes on', async () => {
     const result = await run([sse.toolCall('boom', {}, {id: 'b1'}), sse.text('recovered')]);
-    expect(ofType(result.events, 'tool-result')).toMatchObject([{id: 'b1', isError: true, content: expect.stringMatching(/boom failed/)}]);
+    expect(ofType(result.events, 'tool-result')).toMatchObject([{id: 'b1', isError: true, content: expect.stringMatching(/boom failed unexpectedly: kaboom/)}]);
     expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'completed'}]);
   });
 

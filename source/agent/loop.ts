@@ -283,13 +283,16 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     yield {type: 'tool-start', id: call.id, name: tool.name, at: now()};
     const output = new OutputQueue();
     const runCtx: ToolContext = {...ctx, onOutput: chunk => output.push(chunk)};
-    const running = guard<ToolResult | undefined>(
-      () =>
-        decision.kind === 'edit'
-          ? tool.runEdited!(args, decision.text, runCtx, signal)
-          : tool.run(args, runCtx, signal),
-      undefined,
-    ).then(result => result ?? {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly.`});
+    const running = (async (): Promise<ToolResult> => {
+      try {
+        return decision.kind === 'edit'
+          ? await tool.runEdited!(args, decision.text, runCtx, signal)
+          : await tool.run(args, runCtx, signal);
+      } catch (error) {
+        // A throwing tool is a bug in nib; the model still gets an answer it can work with.
+        return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${messageOf(error)}`};
+      }
+    })();
     for await (const chunk of output.drain(running)) yield {type: 'tool-output', id: call.id, chunk};
     let result = await running;
 
