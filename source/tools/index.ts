@@ -4,6 +4,7 @@ import type {ToolDefinition} from '../agent/stream.js';
 import {bashTool} from './bash.js';
 import {editTool} from './edit.js';
 import {grepTool} from './grep.js';
+import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
 import type {Tool, ToolSession} from './types.js';
@@ -23,7 +24,7 @@ export type ToolRegistry = {
   parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
 };
 
-export const defaultTools: readonly AnyTool[] = [readTool, grepTool, writeTool, editTool, bashTool];
+export const defaultTools: readonly AnyTool[] = [readTool, grepTool, listTool, writeTool, editTool, bashTool];
 
 export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
   const byName = new Map(tools.map(tool => [tool.name, tool]));
@@ -121,6 +122,8 @@ export {bashTool, createBashTool} from './bash.js';
 export type {BashArgs, BashToolOptions} from './bash.js';
 export {createGrepTool, grepTool} from './grep.js';
 export type {GrepArgs, GrepToolOptions} from './grep.js';
+export {createListTool, listTool} from './list.js';
+export type {ListArgs, ListToolOptions} from './list.js';
 export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
 export type {LineChanges} from './diff.js';
 export {defineTool, isPreview} from './types.js';

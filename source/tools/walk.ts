@@ -15,7 +15,7 @@ export type WalkOptions = {
    * apply, as they would for git: searching `src/` still skips what the root .gitignore skips.
    */
   ancestors?: readonly string[];
-  /** Dotfiles and dot-directories (ripgrep skips them unless asked). */
+  /** Dotfiles and dot-directories (ripgrep skips them unless asked; .git is one of them). */
   includeHidden: boolean;
   /** Directory names never entered, whatever the ignore files say (list skips node_modules). */
   skipDirs?: ReadonlySet<string>;
@@ -72,7 +72,6 @@ export async function walk(options: WalkOptions, visit: (entry: WalkEntry) => vo
       const isDirectory = entry.isDirectory();
       if (!isDirectory && !entry.isFile()) continue;
       if (!options.includeHidden && entry.name.startsWith('.')) continue;
-      if (entry.name === '.git' && isDirectory) continue;
       if (isDirectory && options.skipDirs?.has(entry.name)) continue;
       const absolute = path.join(current.absolute, entry.name);
       if (isIgnored(inherited, absolute, isDirectory)) continue;
