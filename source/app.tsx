@@ -1,4 +1,4 @@
-import {Box, Text, render, useApp, useWindowSize} from 'ink';
+import {Box, Text, render, useApp, useInput, useWindowSize} from 'ink';
 import {homedir} from 'node:os';
 import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import type {Config} from './agent/config.js';
@@ -143,11 +143,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
 /** Shown when nib cannot start a session yet; any key leaves. */
 function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
   const {exit} = useApp();
-  useEffect(() => {
-    const onData = () => exit();
-    process.stdin.once('data', onData);
-    return () => void process.stdin.off('data', onData);
-  }, [exit]);
+  useInput(() => exit());
   return <FirstRun problem={problem} configPath={configPath} />;
 }
 

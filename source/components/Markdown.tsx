@@ -1,5 +1,5 @@
 import {stripVTControlCharacters} from 'node:util';
-import {Text} from 'ink';
+import {Box, Text} from 'ink';
 import {Marked} from 'marked';
 import {markedTerminal} from 'marked-terminal';
 import {memo, useMemo} from 'react';
@@ -18,8 +18,18 @@ export type Props = {
  */
 export const Markdown = memo(function Markdown({text, width}: Props) {
   const {hasColor} = useTheme();
-  const rendered = useMemo(() => renderMarkdown(text, width, hasColor), [text, width, hasColor]);
-  return <Text>{rendered}</Text>;
+  const lines = useMemo(() => renderMarkdown(text, width, hasColor).split('\n'), [text, width, hasColor]);
+  // A table row wrapped onto two lines is unreadable; cut it at the edge instead. Prose is
+  // already reflowed to the width, and code wraps, so no character of it is lost.
+  return (
+    <Box flexDirection="column" width={width}>
+      {lines.map((line, index) => (
+        <Text key={index} wrap={isTableLine(line) ? 'truncate-end' : 'wrap'}>
+          {line}
+        </Text>
+      ))}
+    </Box>
+  );
 });
 
 /** Markdown to terminal text. Pure apart from marked-terminal's chalk colour detection. */
@@ -47,4 +57,11 @@ export function renderMarkdown(text: string, width: number, hasColor: boolean): 
   }
   const trimmed = output.replace(/\s+$/, '');
   return hasColor ? trimmed : stripVTControlCharacters(trimmed);
+}
+
+const tableBorder = /^(?:\u001B\[[\d;]*m)*[┌├└│]/;
+
+/** A line drawn by the table renderer (it starts with a box-drawing border). */
+export function isTableLine(line: string): boolean {
+  return tableBorder.test(line);
 }

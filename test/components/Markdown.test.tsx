@@ -53,3 +53,10 @@ test('emphasis and code inside list items are rendered, not left as markdown', (
   expect(out).toContain('2. Fix it');
   expect(out).not.toContain('**');
 });
+
+test('a table wider than the terminal is cut at the edge, not wrapped', () => {
+  const {lastFrame} = render(<Markdown text={'| step | result |\n|---|---|\n| a long first cell here | and a long second cell |'} width={30} />);
+  const lines = plain(lastFrame()).split('\n');
+  expect(lines).toHaveLength(5);
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+});
