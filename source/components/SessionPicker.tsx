@@ -1,0 +1,64 @@
+import {Box, Text, useInput} from 'ink';
+import {useState} from 'react';
+import type {SessionSummary} from '../agent/session.js';
+import {useTheme} from './theme.js';
+
+export type Props = {
+  /** Newest first, as listSessions() returns them. */
+  readonly sessions: readonly SessionSummary[];
+  /** Called with the chosen session (Enter). */
+  readonly onPick: (session: SessionSummary) => void;
+  /** Esc: no session chosen. */
+  readonly onCancel: () => void;
+  /** Rows the list may use (the rest of the screen stays for the transcript). */
+  readonly rows: number;
+  readonly width: number;
+  readonly isActive?: boolean;
+};
+
+/** `nib --resume` and `/resume`: one line per session, ↑/↓ to move, Enter to open, Esc to leave. */
+export function SessionPicker({sessions, onPick, onCancel, rows, width, isActive = true}: Props) {
+  const theme = useTheme();
+  const [selected, setSelected] = useState(0);
+  useInput(
+    (input, key) => {
+      if (key.escape) return onCancel();
+      if (key.upArrow || input === 'k') return setSelected(index => Math.max(0, index - 1));
+      if (key.downArrow || input === 'j') return setSelected(index => Math.min(sessions.length - 1, index + 1));
+      if (key.return && sessions[selected]) return onPick(sessions[selected]);
+    },
+    {isActive},
+  );
+  if (sessions.length === 0) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Text>No sessions in this workspace yet.</Text>
+        <Text {...theme.dim}>esc back</Text>
+      </Box>
+    );
+  }
+  const visible = Math.max(1, rows - 2);
+  const first = Math.min(Math.max(0, selected - visible + 1), Math.max(0, sessions.length - visible));
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text {...theme.bold}>Resume a session ({sessions.length})</Text>
+      {sessions.slice(first, first + visible).map((session, offset) => {
+        const index = first + offset;
+        const isSelected = index === selected;
+        return (
+          <Text key={session.id} wrap="truncate-end" {...(isSelected ? theme.accent : theme.text)}>
+            {isSelected ? '› ' : '  '}
+            {describe(session)}
+          </Text>
+        );
+      })}
+      <Text {...theme.dim}>↑/↓ choose · enter resume · esc new session</Text>
+    </Box>
+  );
+}
+
+function describe(session: SessionSummary): string {
+  const when = new Date(session.updated).toISOString().slice(0, 16).replace('T', ' ');
+  const turns = `${session.turns} turn${session.turns === 1 ? '' : 's'}`;
+  return `${when}  ${turns.padEnd(9)} ${session.model ? `${session.model}  ` : ''}${session.firstPrompt || '(no prompt)'}`;
+}

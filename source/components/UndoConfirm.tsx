@@ -1,0 +1,73 @@
+import {Box, Text, useInput} from 'ink';
+import {useState} from 'react';
+import type {FileChange} from '../agent/snapshot.js';
+import {useTheme} from './theme.js';
+
+export type Props = {
+  /** What the question is about: "Undo turn 3". */
+  readonly title: string;
+  /** The diff the restore will apply (from the workspace now to the snapshot). */
+  readonly changes: readonly FileChange[];
+  /** Files the person changed after the agent's last turn that the restore overwrites. */
+  readonly conflicts: readonly string[];
+  readonly onAnswer: (yes: boolean) => void;
+  readonly rows: number;
+  readonly width: number;
+  readonly isActive?: boolean;
+};
+
+/** /undo's question: the diff it will apply (scrollable), a warning for the person's own edits, y/n. */
+export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, isActive = true}: Props) {
+  const theme = useTheme();
+  const [top, setTop] = useState(0);
+  const lines = changes.flatMap(change => (change.patch || `${change.status} ${change.path}`).trimEnd().split('\n'));
+  const warning = conflicts.length > 0 ? 1 + Math.min(conflicts.length, 3) : 0;
+  const height = Math.max(1, rows - 3 - warning);
+  const maxTop = Math.max(0, lines.length - height);
+  useInput(
+    (input, key) => {
+      if (input === 'y' || input === 'Y') return onAnswer(true);
+      if (input === 'n' || input === 'N' || key.escape) return onAnswer(false);
+      if (key.upArrow) return setTop(value => Math.max(0, value - 1));
+      if (key.downArrow) return setTop(value => Math.min(maxTop, value + 1));
+      if (key.pageUp) return setTop(value => Math.max(0, value - height));
+      if (key.pageDown) return setTop(value => Math.min(maxTop, value + height));
+    },
+    {isActive},
+  );
+  const shown = lines.slice(top, top + height);
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text {...theme.bold}>
+        {title}: {changes.length} file{changes.length === 1 ? '' : 's'} change
+      </Text>
+      {shown.map((line, index) => (
+        <Text key={top + index} wrap="truncate-end" {...styleOf(line, theme)}>
+          {line || ' '}
+        </Text>
+      ))}
+      {conflicts.length > 0 ? (
+        <>
+          <Text {...theme.warning}>You changed {conflicts.length === 1 ? 'this file' : 'these files'} after the agent's last turn; undo overwrites your edits:</Text>
+          {conflicts.slice(0, 3).map(path => (
+            <Text key={path} {...theme.warning} wrap="truncate-end">
+              {'  '}
+              {path}
+            </Text>
+          ))}
+        </>
+      ) : null}
+      <Text {...theme.dim}>
+        {lines.length > height ? `lines ${top + 1}–${Math.min(lines.length, top + height)} of ${lines.length} · ↑/↓ scroll · ` : ''}y restore · n keep
+      </Text>
+    </Box>
+  );
+}
+
+function styleOf(line: string, theme: ReturnType<typeof useTheme>) {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff --git') || line.startsWith('index ')) return theme.bold;
+  if (line.startsWith('@@')) return theme.hunkHeader;
+  if (line.startsWith('+')) return theme.added;
+  if (line.startsWith('-')) return theme.removed;
+  return theme.text;
+}
