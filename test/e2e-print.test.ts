@@ -1,4 +1,4 @@
-import {writeFile} from 'node:fs/promises';
+import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
@@ -211,12 +211,32 @@ describe('nib -p', () => {
     expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
     expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
 
-    await writeFile(join(sandbox.home, 'bad.json'), '');
     const badFlag = await runNib(sandbox, ['-p', 'hi', '--approval-mode', 'maybe']);
     expect(badFlag.code).toBe(1);
     expect(badFlag.stderr).toMatch(/--approval-mode/);
     results.push(noKey, badFlag);
     expect(server.requests).toHaveLength(0);
+  });
+
+  test('a bad config file: one line naming the file and the field, exit 1', async () => {
+    const dir = join(sandbox.home, '.config', 'nib');
+    await mkdir(dir, {recursive: true});
+    await writeFile(join(dir, 'config.json'), '{"model": "m", "approvalMode": "sometimes"}');
+    const result = await runNib(sandbox, ['-p', 'hi']);
+    results.push(result);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(join(dir, 'config.json'));
+    expect(result.stderr).toContain('approvalMode');
+  });
+
+  test('--cwd sets the workspace', async () => {
+    await mkdir(join(sandbox.workspace, 'sub'));
+    await writeFile(join(sandbox.workspace, 'sub', 'inner.txt'), 'inside sub\n');
+    const result = await nib([sse.toolCall('read', {path: 'inner.txt'}), sse.text('ok')], ['-p', 'go', '--cwd', 'sub']);
+    expect(result.code).toBe(0);
+    expect(server!.requests[1]!.body.messages.at(-1)!.content).toContain('inside sub');
+    expect(server!.requests[0]!.body.messages[0]!.content).toContain(join(sandbox.workspace, 'sub'));
   });
 
   test('--version and --help', async () => {
