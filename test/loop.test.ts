@@ -264,6 +264,17 @@ describe('runAgent', () => {
     expect(ran).toEqual(['asked', 'not asked']);
   });
 
+  test('a refusal is shown and kept like an answer', async () => {
+    const result = await run([
+      sse.chunks([
+        {choices: [{index: 0, delta: {role: 'assistant', refusal: 'I cannot help with that.'}, finish_reason: null}]},
+        {choices: [{index: 0, delta: {}, finish_reason: 'stop'}]},
+      ]),
+    ]);
+    expect(ofType(result.events, 'text-delta').map(e => e.text).join('')).toBe('I cannot help with that.');
+    expect(result.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'I cannot help with that.'});
+  });
+
   test('stops at the round cap with a reason and a valid history', async () => {
     const result = await run(() => sse.toolCall('read', {path: '.'}), {maxRounds: 3});
     expect(result.requests()).toHaveLength(3);

@@ -136,6 +136,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     // Tool calls decide whether to go on, not finish_reason: several servers send "stop" (or
     // nothing) with tool calls.
     if (turn.toolCalls.length === 0) {
+      // A refusal arrives in its own field and was never streamed as text; show it like an answer.
+      if (!turn.text && turn.refusal) yield {type: 'text-delta', text: turn.refusal, at: now()};
       const text = turn.text || turn.refusal;
       if (text) yield append({type: 'assistant-text', content: text, ...reasoningOf(turn)});
       yield {type: 'turn-end', reason: 'completed', at: now()};
