@@ -13,7 +13,9 @@ import {StatusBar} from './components/StatusBar.js';
 import {Transcript} from './components/Transcript.js';
 import {budgetRows} from './components/layout.js';
 import {createTheme, ThemeContext} from './components/theme.js';
-import {useAgent} from './hooks/use-agent.js';
+import {useAgent, type Agent} from './hooks/use-agent.js';
+import {useWorkspaceSession} from './hooks/use-workspace-session.js';
+import {WorkspaceSession, sessionChoice} from './agent/workspace-session.js';
 import {createHistoryStore, historyPath, useHistory, type HistoryStore} from './hooks/use-history.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './slash-commands.js';
@@ -32,13 +34,28 @@ export type AppProps = {
   readonly cwdLabel: string;
   /** Slash commands on offer (the default table unless a test narrows it). */
   readonly commands?: readonly SlashCommand[];
+  /** #5: the session log, resume, undo and compaction; null when it could not be opened. */
+  readonly session?: WorkspaceSession | null;
+  /** #5: open the session picker first (`nib --resume` without an id). */
+  readonly openPicker?: boolean;
 };
 
 /** The interactive session. It wires hooks to components; the logic lives in both. */
-export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands}: AppProps) {
+export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, session = null, openPicker}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
-  const agent = useAgent({setup, model: config.model ?? '', mode: config.approvalMode, maxRounds: config.maxRounds});
+  // useAgent takes the session's turn hooks, and the session's commands drive the agent: a ref breaks the cycle.
+  const agentRef = useRef<Agent | null>(null);
+  const sessionUi = useWorkspaceSession({session, setup, agent: agentRef, openPicker, rows, width: Math.max(20, columns)});
+  const agent = useAgent({
+    setup,
+    model: config.model ?? '',
+    mode: config.approvalMode,
+    maxRounds: config.maxRounds,
+    ...(sessionUi.hooks ? {hooks: sessionUi.hooks} : {}),
+    initialEvents: sessionUi.initialEvents,
+  });
+  agentRef.current = agent;
   const {state} = agent;
   const prompts = useHistory(history, initialHistory);
   const edit = useExternalEditor();
@@ -58,12 +75,12 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     (text: string) => {
       setInput('');
       prompts.add(text);
-      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear: agent.clear, exit, tools: defaultRegistry.tools};
+      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear: agent.clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions};
       void runSlashCommand(text, context, commands).then(isCommand => {
         if (!isCommand) agent.submit(text);
       });
     },
-    [state, agent, setModel, exit, prompts.add, commands],
+    [state, agent, setModel, exit, prompts.add, commands, sessionUi.actions],
   );
 
   const started = useRef(false);
@@ -76,7 +93,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
   const {isExitArmed} = useSessionKeys({
     isBusy: state.busy,
     isInputEmpty: input === '',
-    isActive: !isApproving,
+    isActive: !isApproving && sessionUi.overlay === null,
     onInterrupt: agent.interrupt,
     onClearInput: () => setInput(''),
     onExit: () => exit(),
@@ -98,7 +115,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
       <Transcript items={state.transcript} epoch={state.epoch} width={width} />
       <Box flexDirection="column" width={width}>
         <LiveTurn live={state.live} now={state.now} width={width} maxRows={budget.live} />
-        {approval ? (
+        {sessionUi.overlay ?? (approval ? (
           <ApprovalPrompt
             key={approval.id}
             request={approval}
@@ -125,12 +142,13 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
               placeholder={state.busy ? 'working… type to queue a message' : 'ask nib to do something, or / for commands'}
             />
           </>
-        )}
+        ))}
         <StatusBar
           model={state.model}
           mode={state.mode}
           alwaysTools={state.alwaysTools}
           usage={state.usage}
+          contextWindow={config.contextWindow}
           cwd={cwdLabel}
           keyState={isExitArmed ? 'confirm-exit' : isApproving ? 'approval' : state.busy ? 'busy' : 'idle'}
           width={width}
@@ -180,14 +198,31 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     await instance.waitUntilExit();
     return 0;
   }
+  // #5: the session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
+  const session = options.setup
+    ? null
+    : await WorkspaceSession.open({
+        cwd: config.cwd,
+        model: config.model ?? '',
+        apiKey: config.apiKey,
+        choice: sessionChoice(config),
+        retentionDays: config.sessionRetentionDays,
+        contextWindow: config.contextWindow,
+        autoCompact: config.autoCompact,
+        env,
+      });
   let setup = options.setup;
   if (!setup) {
-    const result = await setupAgent(config);
+    const result = await setupAgent(config, session?.instructions.text ? {instructions: session.instructions.text} : {});
     if (!result.ok) {
       process.stderr.write(`nib: ${result.error}\n`);
       return 1;
     }
     setup = result.value;
+    if (session) {
+      setup.history.push(...session.history);
+      setup.compaction = session.compaction(setup.provider);
+    }
   }
   const history = createHistoryStore(historyPath(env));
   const initialHistory = await history.load();
@@ -201,6 +236,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
         history={history}
         initialHistory={initialHistory}
         cwdLabel={cwdLabel}
+        session={session}
+        openPicker={config.resume === true}
         {...(config.prompt ? {initialPrompt: config.prompt} : {})}
       />
     </ThemeContext>,
@@ -217,6 +254,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   process.on('unhandledRejection', onCrash);
   try {
     await instance.waitUntilExit();
+    await session?.close();
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch {
     return 1;

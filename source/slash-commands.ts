@@ -2,6 +2,7 @@ import {APPROVAL_MODES, type ApprovalMode} from './agent/approval.js';
 import type {UiState} from './agent/reducer.js';
 import type {UiAction} from './agent/reducer.js';
 import type {ToolKind} from './tools/types.js';
+import type {SessionActions} from './hooks/use-workspace-session.js';
 
 /** What a slash command may touch. Everything is passed in; commands hold no state. */
 export type CommandContext = {
@@ -14,6 +15,8 @@ export type CommandContext = {
   clear: () => void;
   exit: () => void;
   tools: ReadonlyArray<{name: string; kind: ToolKind; description: string}>;
+  /** #5: sessions, undo and compaction (absent when the session could not be opened). */
+  session?: SessionActions;
 };
 
 export type SlashCommand = {
@@ -86,8 +89,19 @@ export const slashCommands: readonly SlashCommand[] = [
       );
     },
   },
+  // #5: each delegates to the session (hooks/use-workspace-session.tsx).
+  {name: 'undo', args: '[N]', description: 'restore files to before the last turn (or turn N); shows the diff first', run: (arg, context) => withSession(context, s => s.undo(arg))},
+  {name: 'diff', description: 'everything changed in the workspace in this session', run: (_arg, context) => withSession(context, s => s.diff())},
+  {name: 'resume', args: '[ID]', description: 'continue an earlier session of this workspace', run: (arg, context) => withSession(context, s => s.resume(arg))},
+  {name: 'sessions', args: '[delete ID]', description: 'list (or delete) this workspace\'s sessions', run: (arg, context) => withSession(context, s => s.sessions(arg))},
+  {name: 'compact', description: 'summarise older turns to free context', run: (_arg, context) => withSession(context, s => s.compact())},
+  {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => withSession(context, s => s.init())},
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
+
+function withSession(context: CommandContext, run: (session: SessionActions) => void | Promise<void>) {
+  return context.session ? run(context.session) : note(context, 'sessions are not available in this run');
+}
 
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
 export async function runSlashCommand(text: string, context: CommandContext, commands = slashCommands): Promise<boolean> {

@@ -4,6 +4,7 @@ import type {AgentEvent, ApprovalRequest, Decision} from '../agent/events.js';
 import {runAgent} from '../agent/loop.js';
 import {initialState, reduce, type UiAction, type UiState} from '../agent/reducer.js';
 import type {AgentSetup} from '../agent/setup.js';
+import type {TurnHooks} from './use-workspace-session.js';
 
 export type UseAgentOptions = {
   setup: AgentSetup;
@@ -14,6 +15,10 @@ export type UseAgentOptions = {
   now?: () => number;
   /** How long streamed deltas may wait to be drawn together; ~30 frames a second. */
   frameMs?: number;
+  /** #5: the session log, context count and snapshots follow each turn through these. */
+  hooks?: TurnHooks;
+  /** #5: a resumed session's transcript (replayed from its log), folded into the first state. */
+  initialEvents?: ReadonlyArray<AgentEvent | UiAction>;
 };
 
 export type Agent = {
@@ -24,7 +29,8 @@ export type Agent = {
   interrupt: () => void;
   /** Answers the approval request `id`. */
   decide: (id: string, decision: Decision) => void;
-  dispatch: (action: UiAction) => void;
+  /** UI actions, and replayed agent events (a resumed transcript, #5). */
+  dispatch: (input: AgentEvent | UiAction) => void;
   /** Sets the approval mode for the running turn too, and takes back every "always". */
   setMode: (mode: ApprovalMode) => void;
   cycleMode: () => void;
@@ -43,7 +49,10 @@ export function useAgent(options: UseAgentOptions): Agent {
   const {setup, maxRounds} = options;
   const now = options.now ?? Date.now;
   const frameMs = options.frameMs ?? 33;
-  const [state, setState] = useState(() => initialState({model: options.model, mode: options.mode}));
+  const {hooks} = options;
+  const [state, setState] = useState(() =>
+    (options.initialEvents ?? []).reduce(reduce, initialState({model: options.model, mode: options.mode})),
+  );
   const stateRef = useRef(state);
   stateRef.current = state;
   const batch = useRef<Array<AgentEvent | UiAction>>([]);
@@ -91,6 +100,8 @@ export function useAgent(options: UseAgentOptions): Agent {
       // Shown at once, before the loop's own turn-start arrives, so a prompt never seems lost.
       setState(current => ({...current, busy: true}));
       try {
+        // The undo point is taken before the loop may touch a file.
+        await hooks?.beforeTurn(mode.current);
         for await (const event of runAgent({
           ...setup,
           prompt,
@@ -102,6 +113,8 @@ export function useAgent(options: UseAgentOptions): Agent {
           now,
         })) {
           dispatch(stamp(event, now));
+          // Awaited before the loop is asked for more: the log is on disk before each request.
+          await hooks?.onEvent(event, setup.history.length);
         }
       } catch (error) {
         // runAgent reports failures as events; a throw here is a bug, shown rather than lost.
@@ -109,11 +122,12 @@ export function useAgent(options: UseAgentOptions): Agent {
         dispatch({type: 'turn-end', reason: 'error', at: now()});
       } finally {
         flush();
+        await hooks?.afterTurn(mode.current).catch(() => {}); // only costs /undo's edit warning
         if (controller.current === abort) controller.current = undefined;
         setState(current => ({...current, busy: false}));
       }
     },
-    [setup, maxRounds, approve, dispatch, flush, now],
+    [setup, maxRounds, approve, dispatch, flush, now, hooks],
   );
 
   const submit = useCallback(

@@ -32,12 +32,17 @@ type Overlay =
   | {kind: 'picker'; sessions: SessionSummary[]}
   | {kind: 'undo'; turn: number | undefined; label: number; changes: FileChange[]; conflicts: string[]};
 
+/** The parts of useAgent's result this hook uses; read through a ref, since useAgent needs our hooks first. */
+export type AgentHandle = {
+  state: {busy: boolean};
+  dispatch: (input: AgentEvent | UiAction) => void;
+  submit: (prompt: string) => void;
+};
+
 export type UseWorkspaceSessionOptions = {
   session: WorkspaceSession | null;
   setup: AgentSetup;
-  isBusy: boolean;
-  dispatch: (input: AgentEvent | UiAction) => void;
-  submit: (prompt: string) => void;
+  agent: {readonly current: AgentHandle | null};
   /** Open the picker at once (`nib --resume` with no id). */
   openPicker?: boolean;
   rows: number;
@@ -49,11 +54,20 @@ export type UseWorkspaceSessionOptions = {
  * actions, and the overlay (session picker, undo question) shown in place of the prompt.
  */
 export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
-  const {session, setup, dispatch, submit} = options;
+  const {session, setup, agent} = options;
   const [overlay, setOverlay] = useState<Overlay | null>(null);
-  const busy = useRef(options.isBusy);
-  busy.current = options.isBusy;
+  const dispatch = useCallback((input: AgentEvent | UiAction) => agent.current?.dispatch(input), [agent]);
+  const submit = useCallback((prompt: string) => agent.current?.submit(prompt), [agent]);
+  const busy = useMemo(() => ({get current() {
+    return agent.current?.state.busy ?? false;
+  }}), [agent]);
   const warnedLog = useRef(false);
+  // The resumed transcript and the start notices, for useAgent's first state.
+  const [initialEvents] = useState<Array<AgentEvent | UiAction>>(() => [
+    ...(session?.loaded ? replayEvents(session.loaded) : []),
+    ...(session?.notices ?? []).map(text => ({type: 'notice', text}) as const),
+    ...(session?.loaded ? [{type: 'notice', text: `Resumed session ${session.loaded.header.id} (${session.loaded.turns} turns).`} as const] : []),
+  ]);
   const note = useCallback((text: string) => dispatch({type: 'notice', text}), [dispatch]);
 
   const hooks = useMemo<TurnHooks | undefined>(() => {
@@ -167,7 +181,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
       },
       init: () => submit(INIT_PROMPT),
     };
-  }, [session, setup, note, submit, switchTo, options.width]);
+  }, [session, setup, note, submit, switchTo, options.width, busy]);
 
   const answerUndo = useCallback(
     async (yes: boolean, current: Extract<Overlay, {kind: 'undo'}>) => {
@@ -211,5 +225,5 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
       />
     );
   }
-  return {hooks, actions, overlay: element};
+  return {hooks, actions, overlay: element, initialEvents};
 }
