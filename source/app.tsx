@@ -46,7 +46,16 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
   const {columns, rows} = useWindowSize();
   // useAgent takes the session's turn hooks, and the session's commands drive the agent: a ref breaks the cycle.
   const agentRef = useRef<Agent | null>(null);
-  const sessionUi = useWorkspaceSession({session, setup, agent: agentRef, openPicker, rows, width: Math.max(20, columns)});
+  const sessionUi = useWorkspaceSession({
+    session,
+    setup,
+    agent: agentRef,
+    openPicker,
+    rows,
+    width: Math.max(20, columns),
+    model: config.model ?? '',
+    ...(config.apiKey ? {apiKey: config.apiKey} : {}),
+  });
   const agent = useAgent({
     setup,
     model: config.model ?? '',
@@ -71,16 +80,22 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     [setup, config, agent.dispatch],
   );
 
+  // #5: a cleared conversation goes on in a new session log, so resuming the old one stays true.
+  const clear = useCallback(() => {
+    agent.clear();
+    void sessionUi.actions.clear();
+  }, [agent.clear, sessionUi.actions]);
+
   const submit = useCallback(
     (text: string) => {
       setInput('');
       prompts.add(text);
-      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear: agent.clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions};
+      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions};
       void runSlashCommand(text, context, commands).then(isCommand => {
         if (!isCommand) agent.submit(text);
       });
     },
-    [state, agent, setModel, exit, prompts.add, commands, sessionUi.actions],
+    [state, agent, setModel, clear, exit, prompts.add, commands, sessionUi.actions],
   );
 
   const started = useRef(false);

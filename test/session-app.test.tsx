@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {render} from 'ink-testing-library';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import {parseFlags, resolveConfig} from '../source/agent/config.js';
+import {listSessions} from '../source/agent/session.js';
 import {setupAgent} from '../source/agent/setup.js';
 import {WorkspaceSession, sessionChoice} from '../source/agent/workspace-session.js';
 import {App} from '../source/app.js';
@@ -158,4 +159,21 @@ test('--resume opens the picker; enter resumes the chosen session', async () => 
   await waitFor(() => expect(second.screen()).toContain('enter send'));
   await second.type('/sessions', keys.enter);
   await waitFor(() => expect(second.everything()).toContain('Sessions in this workspace'));
+});
+
+test('/clear goes on in a new session log; the old one stays whole', async () => {
+  const app = await start([sse.text('first answer'), sse.text('second answer')]);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type('before clear', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('first answer'));
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  const before = app.session.log.path;
+  await app.type('/clear', keys.enter);
+  await waitFor(() => expect(app.session.log.path).not.toBe(before));
+  await app.type('after clear', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('second answer'));
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  expect(server!.requests[1]!.body.messages.map(m => m.content).slice(1)).toEqual(['after clear']);
+  const sessions = await listSessions(app.session.dir);
+  expect(sessions.map(s => s.firstPrompt).sort()).toEqual(['after clear', 'before clear']);
 });

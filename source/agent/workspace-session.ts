@@ -145,6 +145,17 @@ export class WorkspaceSession {
     };
   }
 
+  /** /clear: the conversation starts over in a new log (the old one stays resumable). */
+  async startFresh(model: string, env: NodeJS.ProcessEnv = process.env, apiKey?: string): Promise<void> {
+    await this.log.close();
+    this.log = SessionLog.create({dir: this.dir, cwd: this.root, model, redact: createRedactor(env, [{name: 'apiKey', value: apiKey}])});
+    this.loaded = null;
+    this.turns = 0;
+    this.snapshots.splice(0);
+    this.tracker.reset();
+    this.store = null;
+  }
+
   /** Switches to another session of this workspace (/resume inside the TUI). */
   async switchTo(loaded: LoadedSession, env: NodeJS.ProcessEnv = process.env, apiKey?: string): Promise<void> {
     await this.log.close();

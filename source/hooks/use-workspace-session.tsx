@@ -19,6 +19,8 @@ export type SessionActions = {
   sessions: (arg: string) => Promise<void>;
   compact: () => Promise<void>;
   init: () => void;
+  /** /clear: a new session log for the fresh conversation. */
+  clear: () => Promise<void>;
 };
 
 /** What useAgent calls around each turn so the log, the context count and the snapshots follow. */
@@ -43,6 +45,8 @@ export type UseWorkspaceSessionOptions = {
   session: WorkspaceSession | null;
   setup: AgentSetup;
   agent: {readonly current: AgentHandle | null};
+  model: string;
+  apiKey?: string;
   /** Open the picker at once (`nib --resume` with no id). */
   openPicker?: boolean;
   rows: number;
@@ -180,8 +184,11 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
         note(`Compacted: ${result.value.summarised} messages summarised, ${result.value.kept} kept. The session log keeps them all.`);
       },
       init: () => submit(INIT_PROMPT),
+      clear: async () => {
+        await session?.startFresh(options.model, process.env, options.apiKey);
+      },
     };
-  }, [session, setup, note, submit, switchTo, options.width, busy]);
+  }, [session, setup, note, submit, switchTo, options.width, options.model, options.apiKey, busy]);
 
   const answerUndo = useCallback(
     async (yes: boolean, current: Extract<Overlay, {kind: 'undo'}>) => {
