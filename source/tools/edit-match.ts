@@ -49,7 +49,7 @@ export function findMatch(text: string, oldString: string, replaceAll: boolean):
     const haystack = normalize(text, level);
     const hits = findOccurrences(haystack.text, needle);
     if (hits.length === 0) continue;
-    const spans = hits.map(hit => ({start: haystack.map[hit]!, end: haystack.map[hit + needle.length - 1]! + 1}));
+    const spans = hits.map(hit => ({start: haystack.toOriginal(hit), end: haystack.toOriginal(hit + needle.length - 1) + 1}));
     if (hits.length > 1) {
       return {kind: 'multiple', lines: lineNumbersOf(text, spans.map(span => span.start)), strategy};
     }
@@ -64,40 +64,73 @@ const TYPOGRAPHY: Record<string, string> = {
   '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
   '\u00A0': ' ', '\u2007': ' ', '\u2009': ' ', '\u200A': ' ', '\u202F': ' ', '\u3000': ' ',
 };
+const TYPOGRAPHY_PATTERN = new RegExp(`[${Object.keys(TYPOGRAPHY).join('')}]`, 'g');
+
+function plainTypography(text: string): string {
+  return text.replace(TYPOGRAPHY_PATTERN, char => TYPOGRAPHY[char] ?? char);
+}
 
 function isBlank(char: string | undefined): boolean {
   return char === ' ' || char === '\t' || char === '\r' || char === '\u00A0' || char === '\f' || char === '\v';
 }
 
+export type Normalized = {
+  text: string;
+  /** The offset in the original text of normalized offset `offset`. */
+  toOriginal: (offset: number) => number;
+};
+
 /**
- * The text under strategy `level` (0-based index into STRATEGIES, cumulative), with `map[i]` the
- * offset in the original of normalized character i, so a match maps back to original bytes.
- * Every normalization deletes characters or replaces one by one, which keeps the map simple.
+ * The text under strategy `level` (0-based index into STRATEGIES, cumulative), with a way back
+ * to original offsets. Typography is replaced one character for one, and whitespace is only
+ * deleted, so the normalized text is a list of original runs: the map back is a binary search
+ * over run starts, not a table as long as the file (which, for 10 MB, cost seconds).
  */
-export function normalize(text: string, level: number): {text: string; map: Int32Array} {
-  const out: string[] = [];
-  const map = new Int32Array(text.length + 1);
+export function normalize(text: string, level: number): Normalized {
+  const source = level >= 1 ? plainTypography(text) : text;
+  const parts: string[] = [];
+  const runStarts: number[] = [];
+  const runOrigins: number[] = [];
   let length = 0;
+  const addRun = (from: number, to: number) => {
+    if (to <= from) return;
+    runStarts.push(length);
+    runOrigins.push(from);
+    parts.push(source.slice(from, to));
+    length += to - from;
+  };
   let lineStart = 0;
-  while (lineStart <= text.length) {
-    const newline = text.indexOf('\n', lineStart);
-    const lineEnd = newline === -1 ? text.length : newline;
+  for (;;) {
+    const newline = source.indexOf('\n', lineStart);
+    const lineEnd = newline === -1 ? source.length : newline;
     let from = lineStart;
     let to = lineEnd;
-    while (to > from && isBlank(text[to - 1])) to -= 1;
-    if (level >= 2) while (from < to && isBlank(text[from])) from += 1;
-    for (let i = from; i < to; i += 1) {
-      const char = text[i]!;
-      out.push(level >= 1 ? (TYPOGRAPHY[char] ?? char) : char);
-      map[length++] = i;
+    while (to > from && isBlank(source[to - 1])) to -= 1;
+    if (level >= 2) while (from < to && isBlank(source[from])) from += 1;
+    if (newline === -1) {
+      addRun(from, to);
+      break;
     }
-    if (newline === -1) break;
-    out.push('\n');
-    map[length++] = newline;
+    if (to === lineEnd) {
+      addRun(from, newline + 1); // nothing trimmed at the end: the line break joins the run
+    } else {
+      addRun(from, to);
+      addRun(newline, newline + 1);
+    }
     lineStart = newline + 1;
   }
-  map[length] = text.length;
-  return {text: out.join(''), map: map.subarray(0, length + 1)};
+  const toOriginal = (offset: number): number => {
+    let low = 0;
+    let high = runStarts.length - 1;
+    if (high < 0) return 0;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (runStarts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return runOrigins[low]! + (offset - runStarts[low]!);
+  };
+  return {text: parts.join(''), toOriginal};
 }
 
 /**
@@ -138,44 +171,50 @@ export function replaceSpans(text: string, spans: readonly Span[], replacement: 
 
 /**
  * The line most like the first meaningful line of `old_string`, for a "not found" message that
- * shows the model where it probably meant: bigram similarity, ignoring surrounding whitespace.
+ * shows the model where it probably meant: bigram (Dice) similarity, ignoring surrounding
+ * whitespace and typography. Bigrams are counted as numbers in reused maps: this runs over every
+ * line of the file, and string slices and map copies per line made a 200,000-line miss take seconds.
  */
 export function nearestLine(text: string, oldString: string): {line: number; text: string} | null {
-  const target = normalize(oldString.split('\n').find(line => line.trim() !== '') ?? '', 2).text;
+  const target = plainTypography(oldString.split('\n').find(line => line.trim() !== '') ?? '').trim();
   if (target.length < 3) return null;
-  const targetGrams = bigrams(target);
+  const targetCounts = bigramCounts(target, new Map());
+  const targetTotal = target.length - 1;
+  const used = new Map<number, number>();
   let best: {line: number; text: string; score: number} | null = null;
-  const lines = text.split('\n');
-  for (const [index, raw] of lines.entries()) {
-    const candidate = normalize(raw, 2).text;
-    if (candidate.length < target.length / 2 || candidate.length > target.length * 2) continue;
-    const score = dice(targetGrams, candidate);
-    if (score > (best?.score ?? 0.5)) best = {line: index + 1, text: raw, score};
+  let lineNumber = 0;
+  let lineStart = 0;
+  while (lineStart <= text.length) {
+    const newline = text.indexOf('\n', lineStart);
+    const lineEnd = newline === -1 ? text.length : newline;
+    lineNumber += 1;
+    const raw = text.slice(lineStart, lineEnd);
+    lineStart = lineEnd + 1;
+    const trimmedLength = raw.trim().length;
+    if (trimmedLength < target.length / 2 || trimmedLength > target.length * 2) continue;
+    const candidate = plainTypography(raw).trim();
+    used.clear();
+    let shared = 0;
+    for (let i = 0; i < candidate.length - 1; i += 1) {
+      const gram = candidate.charCodeAt(i) * 65536 + candidate.charCodeAt(i + 1);
+      const available = targetCounts.get(gram) ?? 0;
+      const taken = used.get(gram) ?? 0;
+      if (taken < available) {
+        shared += 1;
+        used.set(gram, taken + 1);
+      }
+    }
+    const score = (2 * shared) / (targetTotal + candidate.length - 1);
+    if (score > (best?.score ?? 0.5)) best = {line: lineNumber, text: raw, score};
+    if (newline === -1) break;
   }
   return best && {line: best.line, text: best.text};
 }
 
-function bigrams(text: string): Map<string, number> {
-  const grams = new Map<string, number>();
+function bigramCounts(text: string, counts: Map<number, number>): Map<number, number> {
   for (let i = 0; i < text.length - 1; i += 1) {
-    const gram = text.slice(i, i + 2);
-    grams.set(gram, (grams.get(gram) ?? 0) + 1);
+    const gram = text.charCodeAt(i) * 65536 + text.charCodeAt(i + 1);
+    counts.set(gram, (counts.get(gram) ?? 0) + 1);
   }
-  return grams;
-}
-
-function dice(targetGrams: Map<string, number>, candidate: string): number {
-  const remaining = new Map(targetGrams);
-  let total = 0;
-  for (const count of targetGrams.values()) total += count;
-  let shared = 0;
-  for (let i = 0; i < candidate.length - 1; i += 1) {
-    const gram = candidate.slice(i, i + 2);
-    const left = remaining.get(gram);
-    if (left) {
-      shared += 1;
-      remaining.set(gram, left - 1);
-    }
-  }
-  return (2 * shared) / (total + candidate.length - 1);
+  return counts;
 }

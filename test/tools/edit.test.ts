@@ -108,6 +108,13 @@ describe('edit', () => {
     expect(await readFile(file, 'utf8')).toBe('function g() {\n  if (x) return "bye";\n}\n');
   });
 
+  test('a file with mixed line endings is left as it is; LF old_string still matches its CRLF lines', async () => {
+    const {ctx, file} = await readFileInWorkspace('a\r\nb\nc\r\n');
+    const result = await editTool.run({path: 'f.txt', old_string: 'a\nb', new_string: 'A\nb'}, ctx, never);
+    expect(result.content).toContain('(strategy: trailing-whitespace)');
+    expect(await readFile(file, 'utf8')).toBe('A\nb\nc\r\n');
+  });
+
   test('indentation-insensitive matching re-indents new_string to the file', async () => {
     const {ctx, file} = await readFileInWorkspace('class A {\n    run() {\n        go();\n    }\n}\n');
     const result = await editTool.run({path: 'f.txt', old_string: 'run() {\n    go();\n}', new_string: 'run() {\n    stop();\n    go();\n}'}, ctx, never);

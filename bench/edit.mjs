@@ -1,0 +1,54 @@
+// edit on a 200,000-line file: milliseconds for preview and run (exact match), a tolerant match
+// and a miss (which searches for the nearest line). Median of 5. Printed, not asserted.
+// The file (~6 MB) is over the 1 MiB write limit, so the tool is built with a larger one here.
+// Run: npx node bench/edit.mjs   (esbuild bundles source/tools/index.ts on the fly)
+import {build} from 'esbuild';
+import {mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {ROOT, median} from './support.mjs';
+
+const LINES = 200_000;
+const RUNS = 5;
+const work = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-edit-')));
+try {
+  await build({
+    entryPoints: {tools: join(ROOT, 'source/tools/index.ts')},
+    outdir: work, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
+  });
+  const {createEditTool, createToolSession, readTool} = await import(pathToFileURL(join(work, 'tools.mjs')).href);
+  const edit = createEditTool({maxBytes: 64 * 1024 * 1024});
+  const signal = new AbortController().signal;
+  const lines = Array.from({length: LINES}, (_, i) => `    const value${i} = compute(${i}, "item ${i}");`);
+  const original = `${lines.join('\n')}\n`;
+  const file = join(work, 'big.ts');
+  console.log(`file: ${LINES.toLocaleString('en-US')} lines, ${(original.length / 1024 / 1024).toFixed(1)} MiB`);
+
+  const target = Math.floor(LINES * 0.75);
+  const cases = [
+    ['exact', {old_string: `const value${target} = compute(${target}, "item ${target}");`, new_string: `const value${target} = 0;`}],
+    ['tolerant (indentation)', {old_string: `const value${target} = compute(${target}, "item ${target}");\nconst value${target + 1}`, new_string: 'x'}],
+    ['not found (near-miss search)', {old_string: `const value${target} = compute(${target}, "item ${target + 7}")`, new_string: 'x'}],
+  ];
+  for (const [name, args] of cases) {
+    const previewMs = [];
+    const runMs = [];
+    let outcome = '';
+    for (let run = 0; run < RUNS; run++) {
+      await writeFile(file, original);
+      const ctx = {root: work, session: createToolSession()};
+      await readTool.run({path: 'big.ts'}, ctx, signal);
+      let started = performance.now();
+      await edit.preview({path: 'big.ts', ...args}, ctx);
+      previewMs.push(performance.now() - started);
+      started = performance.now();
+      const result = await edit.run({path: 'big.ts', ...args}, ctx, signal);
+      runMs.push(performance.now() - started);
+      outcome = result.isError ? result.code : result.detail.summary;
+    }
+    console.log(`edit ${name.padEnd(30)} preview ${median(previewMs).toFixed(1).padStart(7)} ms   run ${median(runMs).toFixed(1).padStart(7)} ms   (${outcome})`);
+  }
+} finally {
+  await rm(work, {recursive: true, force: true});
+}
