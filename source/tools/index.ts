@@ -126,5 +126,7 @@ export {createListTool, listTool} from './list.js';
 export type {ListArgs, ListToolOptions} from './list.js';
 export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
 export type {LineChanges} from './diff.js';
+export {displayPath, isInside, resolvePath, writeAtomic} from './workspace.js';
+export type {AtomicWriteOptions, ResolvedPath, ToolError} from './workspace.js';
 export {defineTool, isPreview} from './types.js';
 export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from './types.js';

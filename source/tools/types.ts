@@ -8,7 +8,11 @@ export type ToolPreview = {
   title: string;
   /** The call touches a path outside the workspace; the prompt must say so. */
   outside: boolean;
-  /** For write/edit: the file as it is and as it would be after the call. */
+  /**
+   * For write/edit: the file as it is and as it would be after the call, exactly (a BOM and CRLF
+   * line breaks included; a renderer may hide `\r`). `path` is the display path: relative to the
+   * root when inside, absolute when outside. `oldText` is null for a new file.
+   */
   file?: {path: string; oldText: string | null; newText: string};
   /** For bash: the command and where it runs. */
   command?: {command: string; cwd: string};
