@@ -9,7 +9,8 @@ import {join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const CLI = join(ROOT, 'dist', 'cli.js');
+/** NIB_BENCH_CLI points the benches at another build, to compare two. */
+export const CLI = process.env.NIB_BENCH_CLI ?? join(ROOT, 'dist', 'cli.js');
 
 export const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
