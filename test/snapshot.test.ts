@@ -3,7 +3,8 @@ import {chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile, symlink,
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {Snapshots, WORKSPACE} from '../source/agent/snapshot.js';
+import {workspaceKey} from '../source/agent/session.js';
+import {Snapshots, WORKSPACE, pruneSnapshots} from '../source/agent/snapshot.js';
 
 let base: string;
 let root: string;
@@ -171,5 +172,29 @@ describe('snapshots', () => {
     expect(unwrap(await second.take('y'))).toBe(id);
     const bad = await second.restore('0123456789abcdef0123456789abcdef01234567');
     expect(!bad.ok && bad.error.code).toBe('unknown-snapshot');
+  });
+});
+
+describe('pruning', () => {
+  test('refs of deleted sessions go; a workspace with no session left loses its repository once unused', async () => {
+    await writeFile(join(root, 'a'), '1');
+    const keep = await open('keep');
+    unwrap(await keep.take('x'));
+    await writeFile(join(root, 'a'), '2');
+    const gone = await open('gone');
+    unwrap(await gone.take('y'));
+    const sessions = join(data, 'sessions', workspaceKey(root));
+    await mkdir(sessions, {recursive: true});
+    await writeFile(join(sessions, 'keep.jsonl'), '{}\n');
+
+    await pruneSnapshots(data, {retentionDays: 30, gc: false}); // a background gc would race the temp dir's removal
+    const refs = execFileSync('git', ['for-each-ref', '--format=%(refname)'], {env: {...process.env, GIT_DIR: keep.gitDir}, encoding: 'utf8'});
+    expect(refs.trim().split('\n')).toEqual(['refs/nib/keep']);
+
+    await rm(sessions, {recursive: true});
+    await pruneSnapshots(data, {retentionDays: 30, gc: false});
+    expect(await exists(keep.gitDir)).toBe(true); // used recently: another nib may be starting in it
+    await pruneSnapshots(data, {retentionDays: 30, now: Date.now() + 31 * 86_400_000, gc: false});
+    expect(await exists(keep.gitDir)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process';
-import {lstat, mkdir, chmod, readFile, rm, rmdir, unlink, writeFile} from 'node:fs/promises';
+import {chmod, lstat, mkdir, readdir, readFile, rm, rmdir, stat, unlink, writeFile} from 'node:fs/promises';
 import {dirname, join, sep} from 'node:path';
 import {workspaceKey} from './session.js';
 
@@ -317,4 +317,34 @@ function runGit(args: string[], options: {cwd: string; env: Record<string, strin
     child.stdin.on('error', () => {}); // git may exit before reading its input; the exit code says why
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * Housekeeping for sessions that are gone (retention, /sessions delete): a workspace with no
+ * session left and a shadow repository unused for `retentionDays` is deleted whole; otherwise
+ * refs of deleted sessions are dropped and a background `git gc` (default two-week prune, so a
+ * running nib never loses objects) reclaims the space. Never awaited on the start path.
+ */
+export async function pruneSnapshots(data: string, options: {retentionDays: number; now?: number; gc?: boolean}): Promise<void> {
+  if (!(options.retentionDays > 0)) return;
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
+  const root = join(data, 'snapshots');
+  const repos = (await readdir(root).catch(() => [] as string[])).filter(name => name.endsWith('.git'));
+  for (const repo of repos) {
+    const gitDir = join(root, repo);
+    const sessions = await readdir(join(data, 'sessions', repo.slice(0, -'.git'.length))).catch(() => [] as string[]);
+    const ids = new Set(sessions.filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length)));
+    if (ids.size === 0) {
+      const used = await stat(join(gitDir, 'index')).catch(() => null);
+      if (!used || used.mtimeMs < cutoff) await rm(gitDir, {recursive: true, force: true});
+      continue;
+    }
+    const refs = await runGit(['for-each-ref', '--format=%(refname)', 'refs/nib/'], {cwd: root, env: {GIT_DIR: gitDir}});
+    if (!refs.ok) continue;
+    const stale = refs.value.split('\n').filter(ref => ref && !ids.has(ref.slice('refs/nib/'.length)));
+    if (stale.length === 0) continue;
+    await runGit(['update-ref', '--stdin'], {cwd: root, env: {GIT_DIR: gitDir}, input: stale.map(ref => `delete ${ref}\n`).join('')});
+    if (options.gc === false) continue;
+    spawn('git', ['gc', '--quiet'], {cwd: root, env: {...process.env, GIT_DIR: gitDir}, stdio: 'ignore', detached: true}).unref();
+  }
 }

@@ -19,7 +19,7 @@ import {
   type SessionSummary,
   type SnapshotRecord,
 } from './session.js';
-import {Snapshots} from './snapshot.js';
+import {Snapshots, pruneSnapshots} from './snapshot.js';
 import type {ChatProvider} from './stream.js';
 
 /**
@@ -98,8 +98,10 @@ export class WorkspaceSession {
 
     const [instructions] = await Promise.all([
       loadInstructions({cwd: root, env}),
-      // Retention is housekeeping: a failure to prune must not stop nib.
-      pruneSessions(data, {retentionDays: options.retentionDays}).catch(() => []),
+      // Retention is housekeeping: a failure to prune must not stop nib, nor slow its start.
+      pruneSessions(data, {retentionDays: options.retentionDays})
+        .then(() => void pruneSnapshots(data, {retentionDays: options.retentionDays}).catch(() => {}))
+        .catch(() => {}),
     ]);
     if (instructions.notice) notices.push(instructions.notice);
 
