@@ -13,8 +13,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 requireBuild();
 const {startOpenAiServer, sse} = await loadTestServer();
 
-// ~4 characters per token, one token per delta, with line breaks like a real answer.
-const words = ['the', 'loop', 'reads', 'files', 'and', 'streams', 'tokens', 'to', 'stdout', 'fast'];
+// A token is 4 characters and one SSE delta, as with real models; line breaks like a real answer.
+const words = ['the', 'map', 'for', 'nib', 'can', 'run', 'all', 'its', 'big', 'job'];
 let answer = '';
 for (let i = 0; i < TOKENS; i++) answer += words[i % words.length] + (i % 16 === 15 ? '\n' : ' ');
 const response = sse.text(answer, {chunkSize: 4});
