@@ -237,6 +237,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     if (session) {
       setup.history.push(...session.history);
       setup.compaction = session.compaction(setup.provider);
+      if (config.approvalMode !== 'plan') session.warmUp();
     }
   }
   const history = createHistoryStore(historyPath(env));

@@ -85,6 +85,16 @@ export class Snapshots {
     return {ok: true, value: id};
   }
 
+  /**
+   * Brings the shadow index up to date without recording anything: the first `git add` in a big
+   * workspace hashes every file (seconds), and doing it while the person types keeps that wait
+   * off the first turn.
+   */
+  async refresh(): Promise<Result<void>> {
+    const added = await this.git(['add', '-A', '--ignore-errors', '--', '.']);
+    return added.ok ? {ok: true, value: undefined} : added;
+  }
+
   /** Files that differ between two snapshots (or a snapshot and the workspace), with patches. */
   async diff(from: SnapshotRef, to: SnapshotRef = WORKSPACE): Promise<Result<FileChange[]>> {
     const a = await this.treeOf(from);

@@ -65,6 +65,7 @@ export class WorkspaceSession {
   private store: Promise<Snapshots | null> | null = null;
   private snapshotNotice: string | null = null;
   private undoNote: string | null = null;
+  private warming: Promise<void> | null = null;
 
   private constructor(init: {
     root: string;
@@ -179,6 +180,13 @@ export class WorkspaceSession {
     return this.store;
   }
 
+  /** Starts building the snapshot index in the background (interactive start); turns wait for it. */
+  warmUp(): void {
+    this.warming ??= this.snapshotStore()
+      .then(store => store?.refresh())
+      .then(() => {}, () => {});
+  }
+
   /** A notice to show once when snapshots could not be taken (undo unavailable). */
   takeSnapshotNotice(): string | null {
     const notice = this.snapshotNotice;
@@ -271,6 +279,7 @@ export class WorkspaceSession {
   }
 
   private async snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
+    await this.warming;
     const store = await this.snapshotStore();
     if (!store) return;
     const taken = await store.take(`${phase} turn ${turn} of ${this.log.id}`);
