@@ -125,7 +125,9 @@ async function runCommand(
   else signal.addEventListener('abort', onAbort, {once: true});
 
   const output = subprocess.all;
+  let lastDataAt = performance.now();
   output.on('data', (chunk: Buffer) => {
+    lastDataAt = performance.now();
     forward.write(chunk);
     if (!keeper.push(chunk)) {
       output.pause();
@@ -143,10 +145,8 @@ async function runCommand(
     child.once('error', error => resolve({code: null, signal: null, spawnError: error.message}));
   });
   // The shell is gone; its output is complete unless a background child still holds the pipe.
-  let drainTimer: NodeJS.Timeout | null = null;
-  await Promise.race([outputEnded, new Promise<void>(resolve => (drainTimer = setTimeout(resolve, settings.drainMs)))]);
-  if (drainTimer) clearTimeout(drainTimer);
-  const heldOpen = !output.readableEnded;
+  const ended = await drain(output, outputEnded, () => lastDataAt, settings.drainMs);
+  const heldOpen = !ended;
   output.destroy();
   subprocess.stdout?.destroy();
   subprocess.stderr?.destroy();
@@ -166,6 +166,32 @@ async function runCommand(
 
   const durationMs = performance.now() - started;
   return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper});
+}
+
+/**
+ * After the shell exits, reads on until the output ends, or until it has been quiet for `quietMs`
+ * while flowing (a background child holds the pipe but is not writing), or until a child that
+ * writes forever has had 10 quiet periods' worth. Time spent paused for the spill file does not
+ * count: the bytes still in the pipe are the tail the model needs.
+ */
+async function drain(
+  output: NodeJS.ReadableStream & {readableEnded: boolean},
+  ended: Promise<void>,
+  lastDataAt: () => number,
+  quietMs: number,
+): Promise<boolean> {
+  let flowingMs = 0;
+  while (!output.readableEnded) {
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise<void>(resolve => (timer = setTimeout(resolve, quietMs / 4)))]);
+    clearTimeout(timer);
+    if (output.readableEnded) break;
+    if (output.isPaused()) continue;
+    flowingMs += performance.now() - started;
+    if (performance.now() - lastDataAt() >= quietMs || flowingMs >= quietMs * 10) return false;
+  }
+  return true;
 }
 
 function describeRun(run: {

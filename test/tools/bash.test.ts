@@ -120,6 +120,17 @@ describe('bash', () => {
     for (const line of processesWith(`sleep ${marker}`)) process.kill(Number(line.trim().split(/\s+/)[0]));
   });
 
+  test('a background child that keeps writing does not hold the call either', async () => {
+    const root = await tempDir();
+    const marker = `tick${Math.floor(Math.random() * 1e9)}`;
+    const started = Date.now();
+    const result = await bashTool.run({command: `bash -c 'while true; do echo ${marker}; sleep 0.02; done' & echo started`}, contextFor(root), never);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.content).toMatch(/^started\n/);
+    expect(result.content).toContain('A background process is still running');
+    for (const line of processesWith(`echo ${marker}`)) process.kill(-Number(line.trim().split(/\s+/)[1]), 'SIGKILL');
+  });
+
   test('preview shows the command and where it runs; runEdited runs the edited command', async () => {
     const root = await tempDir();
     const ctx = contextFor(root);

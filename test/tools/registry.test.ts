@@ -18,9 +18,32 @@ describe('tool registry', () => {
     const registry = createToolRegistry();
     const plan = registry.definitions({mode: 'plan'}).map(d => d.function.name);
     const all = registry.definitions({mode: 'ask'}).map(d => d.function.name);
-    for (const name of plan) expect(registry.get(name)?.kind).toBe('read');
-    expect(all.length).toBe(defaultTools.length);
-    expect(plan.length).toBe(defaultTools.filter(t => t.kind === 'read').length);
+    expect(all).toEqual(['read', 'grep', 'list', 'write', 'edit', 'bash']);
+    expect(plan).toEqual(['read', 'grep', 'list']);
+    expect(defaultTools.map(tool => [tool.name, tool.kind])).toEqual([
+      ['read', 'read'],
+      ['grep', 'read'],
+      ['list', 'read'],
+      ['write', 'write'],
+      ['edit', 'write'],
+      ['bash', 'exec'],
+    ]);
+  });
+
+  test('argument names are the contract', () => {
+    const properties = Object.fromEntries(
+      createToolRegistry()
+        .definitions({mode: 'ask'})
+        .map(d => [d.function.name, Object.keys((d.function.parameters as {properties: object}).properties)]),
+    );
+    expect(properties).toEqual({
+      read: ['path', 'offset', 'limit'],
+      grep: ['pattern', 'path', 'glob', 'ignore_case', 'context', 'max_results'],
+      list: ['path', 'glob', 'depth'],
+      write: ['path', 'content'],
+      edit: ['path', 'old_string', 'new_string', 'replace_all'],
+      bash: ['command', 'timeout', 'description'],
+    });
   });
 
   test('get finds tools by name', () => {
