@@ -162,7 +162,9 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
           model={state.model}
           mode={state.mode}
           alwaysTools={state.alwaysTools}
-          usage={state.usage}
+          // #5: the fill the next request will carry: the API's usage, or an estimate before the
+          // first one (a resumed session) and after a compaction.
+          usage={session ? {...state.usage, lastPromptTokens: session.tracker.tokens(setup.history)} : state.usage}
           contextWindow={config.contextWindow}
           cwd={cwdLabel}
           keyState={isExitArmed ? 'confirm-exit' : isApproving ? 'approval' : state.busy ? 'busy' : 'idle'}

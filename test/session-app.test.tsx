@@ -135,6 +135,7 @@ test('--continue re-renders the transcript from the log and the next request car
   await waitFor(() => expect(second.everything()).toContain('Resumed session'));
   expect(second.everything()).toContain('capital of France?');
   expect(second.everything()).toContain('The capital is Paris.');
+  expect(second.screen()).toMatch(/\d+% ctx/); // estimated before the first usage arrives
   await second.type('and its population?', keys.enter);
   await waitFor(() => expect(second.screen()).toContain('About 68 million.'));
   const sent = server!.requests[0]!.body.messages.map(m => m.content);
