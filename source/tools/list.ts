@@ -52,7 +52,7 @@ async function runList(args: ListArgs, ctx: ToolContext, signal: AbortSignal, ma
   }
   // "Unless asked": listing inside node_modules, or a glob that names it, means the person wants it.
   const asked = `${resolved.display}/${args.glob ?? ''}`;
-  const skipDirs = new Set(HEAVY_DIRS.filter(name => !asked.split('/').some(part => part.includes(name))));
+  const skipDirs = new Set(HEAVY_DIRS.filter(name => !asked.split('/').includes(name)));
   const walkOptions = {dir: resolved.real, ancestors: ancestorsWithin(ctx.root, resolved.real), includeHidden: true, skipDirs, signal};
   const show = (relative: string) => displayPath(ctx.root, path.join(resolved.real, relative));
 
