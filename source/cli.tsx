@@ -101,6 +101,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     process.off('SIGINT', onSigint);
     if (mayChange) await session.afterTurn(config.approvalMode);
     await session.close();
+    for (const notice of session.takeNotices()) process.stderr.write(`nib: ${notice}\n`);
   }
 }
 

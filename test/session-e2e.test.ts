@@ -152,3 +152,13 @@ test('the API key and *_TOKEN values reach no file nib wrote', async () => {
   expect(await filesContaining(sandbox.root, token)).toEqual([]);
   expect(await filesContaining(sandbox.root, TEST_API_KEY)).toEqual([]);
 });
+
+test('a data dir nib cannot write to costs resume, not the answer', async () => {
+  const blocked = join(sandbox.root, 'not-a-dir');
+  await writeFile(blocked, 'a file where the data dir should be');
+  const first = await server([sse.text('still answered')]);
+  const run = await runNib(sandbox, args(first.url, '-p', 'hi'), {env: {XDG_DATA_HOME: blocked}});
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe('still answered');
+  expect(run.stderr).toMatch(/session log .* could not be written/);
+});

@@ -66,6 +66,8 @@ export class WorkspaceSession {
   private snapshotNotice: string | null = null;
   private undoNote: string | null = null;
   private warming: Promise<void> | null = null;
+  private logProblem: string | null = null;
+  private logFailed = false;
 
   private constructor(init: {
     root: string;
@@ -133,11 +135,33 @@ export class WorkspaceSession {
     return this.loaded ? [...this.loaded.history] : [];
   }
 
-  /** Records an event (flushing where due) and updates the context count. Await it. */
+  /**
+   * Records an event (flushing where due) and updates the context count. Await it. Never throws:
+   * a log that cannot be written (full disk, read-only data dir) costs resume, not the turn; the
+   * problem is reported once through takeNotices().
+   */
   async observe(event: AgentEvent, historyLength: number): Promise<void> {
     this.tracker.observe(event, historyLength);
     if (event.type === 'turn-start') this.turns++;
-    await this.log.observe(event);
+    await this.guardLog(() => this.log.observe(event));
+  }
+
+  /** Problems to tell the person about (log not writable, snapshot failed), each once. */
+  takeNotices(): string[] {
+    const notices = [this.logProblem, this.snapshotNotice].filter((notice): notice is string => notice !== null);
+    this.logProblem = null;
+    this.snapshotNotice = null;
+    return notices;
+  }
+
+  private async guardLog(write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (this.logFailed) return;
+      this.logFailed = true;
+      this.logProblem = `The session log ${this.log.path} could not be written (${error instanceof Error ? error.message : String(error)}); this session will not be resumable.`;
+    }
   }
 
   /** The loop's compaction hook, with this session's thresholds. */
@@ -271,11 +295,11 @@ export class WorkspaceSession {
     const kept = this.snapshots.filter(s => s.turn < turn);
     this.snapshots.splice(0, this.snapshots.length, ...kept);
     this.log.recordUndo(turn);
-    await this.log.flush();
+    await this.guardLog(() => this.log.flush());
   }
 
   async close(): Promise<void> {
-    await this.log.close();
+    await this.guardLog(() => this.log.close());
   }
 
   private async snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
@@ -289,7 +313,7 @@ export class WorkspaceSession {
     }
     this.snapshots.push({type: 'snapshot', at: Date.now(), turn, phase, id: taken.value});
     this.log.recordSnapshot(turn, phase, taken.value);
-    await this.log.flush();
+    await this.guardLog(() => this.log.flush());
   }
 }
 

@@ -65,7 +65,6 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
   const busy = useMemo(() => ({get current() {
     return agent.current?.state.busy ?? false;
   }}), [agent]);
-  const warnedLog = useRef(false);
   // The resumed transcript and the start notices, for useAgent's first state.
   const [initialEvents] = useState<Array<AgentEvent | UiAction>>(() => [
     ...(session?.loaded ? replayEvents(session.loaded) : []),
@@ -79,17 +78,11 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
     return {
       beforeTurn: async mode => {
         await session.beforeTurn(mode);
-        const problem = session.takeSnapshotNotice();
-        if (problem) note(problem);
+        for (const problem of session.takeNotices()) note(problem);
       },
       onEvent: async (event, historyLength) => {
-        try {
-          await session.observe(event, historyLength);
-        } catch (error) {
-          // A full disk must not end the turn; the person is told once that the log stopped.
-          if (!warnedLog.current) note(`Session log not written (${error instanceof Error ? error.message : String(error)}); resume will miss this.`);
-          warnedLog.current = true;
-        }
+        await session.observe(event, historyLength);
+        if (event.type === 'turn-end') for (const problem of session.takeNotices()) note(problem);
       },
       afterTurn: async mode => {
         await session.afterTurn(mode);
