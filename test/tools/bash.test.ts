@@ -1,4 +1,4 @@
-import {execFileSync} from 'node:child_process';
+import {readdirSync, readFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
@@ -7,10 +7,27 @@ import {contextFor, never, useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();
 
-/** Processes whose command line contains `marker`, from the real process table. */
-function processesWith(marker: string): string[] {
-  const table = execFileSync('ps', ['-eo', 'pid,pgid,stat,args'], {encoding: 'utf8'});
-  return table.split('\n').filter(line => line.includes(marker) && !line.includes(' ps -eo') && !/\sZ/.test(line));
+type Process = {pid: number; pgid: number; args: string};
+
+/**
+ * Live processes whose command line contains `marker`, read from the process table in /proc
+ * (not `ps`, which a slim CI image may lack). Zombies are dead already and do not count.
+ */
+function processesWith(marker: string): Process[] {
+  const found: Process[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (!args.includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z') found.push({pid: Number(entry), pgid: Number(pgid), args});
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
 }
 
 describe('bash', () => {
@@ -117,7 +134,10 @@ describe('bash', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.content).toContain('started\n\n[Exit code 0');
     expect(result.content).toContain('A background process is still running');
-    for (const line of processesWith(`sleep ${marker}`)) process.kill(Number(line.trim().split(/\s+/)[0]));
+    // Also proves the process-table check used above can see a live sleep.
+    const survivors = processesWith(`sleep ${marker}`);
+    expect(survivors).toHaveLength(1);
+    for (const {pid} of survivors) process.kill(pid);
   });
 
   test('a background child that keeps writing does not hold the call either', async () => {
@@ -128,7 +148,7 @@ describe('bash', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.content).toMatch(/^started\n/);
     expect(result.content).toContain('A background process is still running');
-    for (const line of processesWith(`echo ${marker}`)) process.kill(-Number(line.trim().split(/\s+/)[1]), 'SIGKILL');
+    for (const {pgid} of processesWith(`echo ${marker}`)) process.kill(-pgid, 'SIGKILL');
   });
 
   test('preview shows the command and where it runs; runEdited runs the edited command', async () => {
