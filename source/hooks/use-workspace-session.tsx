@@ -82,6 +82,9 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
       },
       onEvent: async (event, historyLength) => {
         await session.observe(event, historyLength);
+        if (event.type === 'compaction') {
+          note(`Context ${event.reason === 'overflow' ? 'too long for the model' : 'nearly full'}: compacted ${event.summarised} older messages into a summary (the session log keeps them all).`);
+        }
         if (event.type === 'turn-end') for (const problem of session.takeNotices()) note(problem);
       },
       afterTurn: async mode => {
