@@ -35,7 +35,16 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   }
   // Ink needs a terminal on both ends; anything piped gets print mode, which is what a script wants.
   const interactive = !config.value.print && process.stdin.isTTY === true && process.stdout.isTTY === true;
-  return interactive ? runInteractiveApp(config.value) : runPrintMode(config.value, flags.value);
+  if (interactive) return runInteractiveApp(config.value);
+  // The app installs its own crash handler (it must restore the terminal first); print mode gets
+  // this one, so an error thrown outside the main promise is still one line with no stack.
+  const onCrash = (error: unknown) => {
+    process.stderr.write(`nib: unexpected error: ${redact(firstLineOf(error), secrets)}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  return runPrintMode(config.value, flags.value);
 }
 
 /**
@@ -161,6 +170,11 @@ function fail(message: string): number {
   return 1;
 }
 
+function firstLineOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n', 1)[0] ?? '';
+}
+
 /** The key must not leak even through an unexpected error's message. */
 function redact(text: string, secrets: readonly string[]): string {
   let out = text;
@@ -173,8 +187,7 @@ main(process.argv.slice(2), secrets).then(
   code => process.exit(code),
   (error: unknown) => {
     // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`nib: unexpected error: ${redact(message.split('\n', 1)[0] ?? '', secrets)}\n`);
+    process.stderr.write(`nib: unexpected error: ${redact(firstLineOf(error), secrets)}\n`);
     process.exit(1);
   },
 );
