@@ -2,11 +2,13 @@
 // production define keeps React's development reconciler (which records a
 // performance mark per render and grows without bound) out of long sessions.
 import {build} from 'esbuild';
-import {chmod, readFile} from 'node:fs/promises';
+import {chmod, readdir, readFile, rm} from 'node:fs/promises';
+import {basename} from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 
-await build({
+const result = await build({
+  metafile: true,
   entryPoints: ['source/cli.tsx'],
   // Code splitting: cli.tsx import()s the print path and the Ink app, so `nib --version` loads
   // neither and `nib -p` never loads React. dist/cli.js stays the entry (package.json bin).
@@ -41,3 +43,10 @@ await build({
   },
 });
 await chmod('dist/cli.js', 0o755);
+
+// Chunk names carry a content hash, so every change leaves the old ones behind; remove those
+// (after the new ones exist, so a nib starting meanwhile finds its files) to keep dist/ what ships.
+const current = new Set(Object.keys(result.metafile.outputs).map(path => basename(path)));
+for (const name of await readdir('dist/chunks')) {
+  if (!current.has(name)) await rm(`dist/chunks/${name}`, {force: true});
+}
