@@ -71,8 +71,10 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       },
     });
   } catch (error) {
-    // node:util phrases these well ("Unknown option '--x'"); add where to look.
-    return {ok: false, error: `${error instanceof Error ? error.message : String(error)} (see nib --help)`};
+    // node:util's messages name the option but then explain `--` at length; keep the first part.
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    return {ok: false, error: `${unknown ? `unknown option ${unknown[1]}` : message} (see nib --help)`};
   }
   const {values, positionals} = parsed;
 
