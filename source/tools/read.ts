@@ -55,6 +55,9 @@ export function createReadTool(options: ReadToolOptions = {}) {
     isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path)).outside,
     preview: async (args, ctx) => {
       const resolved = await resolvePath(ctx.root, args.path);
+      // Nobody should be asked to approve reading /dev/zero only for it to be refused.
+      const opened = await openForRead(resolved);
+      if (!opened.ok && opened.error.code === 'special-file') return errorResult(opened.error);
       return {title: `read ${resolved.display}`, outside: resolved.outside};
     },
     run: (args, ctx, signal) => runRead(args, ctx, signal, limits),

@@ -88,6 +88,7 @@ describe('read', () => {
     expect(await readTool.run({path: '/proc/self/status'}, ctx, never)).toMatchObject({code: 'special-file'});
     execFileSync('mkfifo', [path.join(root, 'pipe')]);
     expect(await readTool.run({path: 'pipe'}, ctx, never)).toMatchObject({code: 'special-file'});
+    expect(await readTool.preview({path: '/dev/zero'}, ctx)).toMatchObject({isError: true, code: 'special-file'});
     await symlink('/dev/zero', path.join(root, 'zero-link'));
     expect(await readTool.run({path: 'zero-link'}, ctx, never)).toMatchObject({code: 'special-file'});
   });
