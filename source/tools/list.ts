@@ -102,7 +102,7 @@ function renderTree(root: string, entries: WalkEntry[], maxEntries: number, dept
   const notes: string[] = [];
   if (cut > 0) notes.push(`${cut} of ${entries.length} entries not shown; list a subdirectory or use a glob.`);
   if (entries.some(entry => entry.isDirectory && entry.depth === depth - 1)) {
-    notes.push(`Directories ${depth} levels down are not expanded; pass a deeper depth or a path to see inside.`);
+    notes.push(`Directories at the depth limit (${depth}) are not expanded; pass a larger depth or a path to see inside.`);
   }
   return {
     content: lines.join('\n') + (notes.length > 0 ? `\n[${notes.join(' ')}]` : ''),

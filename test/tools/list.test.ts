@@ -46,7 +46,7 @@ describe('list', () => {
         '      deep/',
         '  test/',
         '    app.test.ts',
-        '[Directories 3 levels down are not expanded; pass a deeper depth or a path to see inside.]',
+        '[Directories at the depth limit (3) are not expanded; pass a larger depth or a path to see inside.]',
       ].join('\n'),
     );
     expect(result.detail).toMatchObject({summary: '12 entries'});
