@@ -22,10 +22,16 @@ export function decodeText(resolved: ResolvedPath, bytes: Uint8Array): Result<st
  * model's LF text still matches its CRLF lines through the trailing-whitespace strategy.
  */
 export function detectStyle(raw: string): TextStyle {
-  const bom = raw.startsWith(BOM);
-  const crlfCount = raw.split('\r\n').length - 1;
-  const lfCount = raw.split('\n').length - 1;
-  return {bom, crlf: crlfCount > 0 && crlfCount === lfCount};
+  let lineBreaks = 0;
+  let crlf = true;
+  for (let at = raw.indexOf('\n'); at !== -1; at = raw.indexOf('\n', at + 1)) {
+    lineBreaks += 1;
+    if (raw[at - 1] !== '\r') {
+      crlf = false;
+      break;
+    }
+  }
+  return {bom: raw.startsWith(BOM), crlf: crlf && lineBreaks > 0};
 }
 
 /** The text a model sees and matches against: no BOM (it never types one), LF line breaks. */
