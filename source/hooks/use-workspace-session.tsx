@@ -1,4 +1,4 @@
-import {useCallback, useMemo, useRef, useState, type ReactElement} from 'react';
+import {useCallback, useEffect, useMemo, useState, type ReactElement} from 'react';
 import type {ApprovalMode} from '../agent/approval.js';
 import {compactHistory} from '../agent/compact.js';
 import type {AgentEvent} from '../agent/events.js';
@@ -108,12 +108,18 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
     [session, setup, dispatch, note],
   );
 
+  // `nib --resume` with no id: the picker is the first thing on screen.
   const [pickerRequested] = useState(() => options.openPicker === true);
-  const opened = useRef(false);
-  if (pickerRequested && !opened.current && session) {
-    opened.current = true;
-    void listSessions(session.dir).then(sessions => setOverlay({kind: 'picker', sessions}));
-  }
+  useEffect(() => {
+    if (!pickerRequested || !session) return;
+    let isCurrent = true;
+    void listSessions(session.dir).then(sessions => {
+      if (isCurrent) setOverlay({kind: 'picker', sessions});
+    });
+    return () => {
+      isCurrent = false;
+    };
+  }, [pickerRequested, session]);
 
   const actions = useMemo<SessionActions>(() => {
     const unavailable = () => note('Sessions are off for this run.');
