@@ -2,7 +2,7 @@
 // production define keeps React's development reconciler (which records a
 // performance mark per render and grows without bound) out of long sessions.
 import {build} from 'esbuild';
-import {chmod, readdir, readFile, rm} from 'node:fs/promises';
+import {chmod, readdir, readFile, rm, stat} from 'node:fs/promises';
 import {basename} from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -44,9 +44,13 @@ const result = await build({
 });
 await chmod('dist/cli.js', 0o755);
 
-// Chunk names carry a content hash, so every change leaves the old ones behind; remove those
-// (after the new ones exist, so a nib starting meanwhile finds its files) to keep dist/ what ships.
+// Chunk names carry a content hash, so every change leaves the old ones behind; remove those to
+// keep dist/ what ships. Only ones unused for a while: a nib started just before this build (a
+// test running alongside) still import()s the chunks its cli.js names.
 const current = new Set(Object.keys(result.metafile.outputs).map(path => basename(path)));
+const staleBefore = Date.now() - 10 * 60_000;
 for (const name of await readdir('dist/chunks')) {
-  if (!current.has(name)) await rm(`dist/chunks/${name}`, {force: true});
+  if (current.has(name)) continue;
+  const path = `dist/chunks/${name}`;
+  if ((await stat(path)).mtimeMs < staleBefore) await rm(path, {force: true});
 }
