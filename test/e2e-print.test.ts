@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process';
 import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -172,7 +173,7 @@ describe('nib -p', () => {
   test('SIGINT during a tool round: exit 130, and every tool call is answered', async () => {
     server = await startOpenAiServer([
       sse.toolCalls([
-        {name: 'bash', arguments: {command: 'sleep 30'}, id: 'sleepy'},
+        {name: 'bash', arguments: {command: 'sleep 31.17'}, id: 'sleepy'},
         {name: 'read', arguments: {path: 'x'}, id: 'never_ran'},
       ]),
     ]);
@@ -200,6 +201,9 @@ describe('nib -p', () => {
     expect(calls).toEqual(['sleepy', 'never_ran']);
     expect(answered).toEqual(calls);
     expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'aborted'});
+    // The command's process group went with it.
+    const ps = execFileSync('ps', ['-eo', 'args'], {encoding: 'utf8'});
+    expect(ps.split('\n').filter(line => line.includes('sleep 31.17'))).toEqual([]);
   });
 
   test('config problems: one line naming the fix, exit 1, no request', async () => {
