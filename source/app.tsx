@@ -7,6 +7,7 @@ import {createProvider} from './agent/provider.js';
 import {setupAgent, type AgentSetup} from './agent/setup.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {FirstRun} from './components/FirstRun.js';
+import {MarkdownLoader} from './components/Markdown.js';
 import {LiveTurn} from './components/LiveTurn.js';
 import {PromptInput, slashMatches} from './components/PromptInput.js';
 import {StatusBar} from './components/StatusBar.js';
@@ -182,6 +183,9 @@ function FirstRunScreen({problem, configPath}: {readonly problem: string; readon
   return <FirstRun problem={problem} configPath={configPath} />;
 }
 
+/** The markdown libraries are most of this bundle: they load while the first frame is on screen. */
+const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.renderMarkdown);
+
 export type InteractiveOptions = {
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
@@ -248,16 +252,18 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const cwdLabel = setup.context.root.startsWith(home) ? `~${setup.context.root.slice(home.length)}` : setup.context.root;
   const instance = render(
     <ThemeContext value={theme}>
-      <App
-        config={config}
-        setup={setup}
-        history={history}
-        initialHistory={initialHistory}
-        cwdLabel={cwdLabel}
-        session={session}
-        openPicker={config.resume === true}
-        {...(config.prompt ? {initialPrompt: config.prompt} : {})}
-      />
+      <MarkdownLoader load={loadMarkdown}>
+        <App
+          config={config}
+          setup={setup}
+          history={history}
+          initialHistory={initialHistory}
+          cwdLabel={cwdLabel}
+          session={session}
+          openPicker={config.resume === true}
+          {...(config.prompt ? {initialPrompt: config.prompt} : {})}
+        />
+      </MarkdownLoader>
     </ThemeContext>,
     renderOptions,
   );

@@ -1,3 +1,4 @@
+import {readFileSync} from 'node:fs';
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -7,6 +8,8 @@ import {resolveConfig, parseFlags, type Config} from '../source/agent/config.js'
 import {setupAgent} from '../source/agent/setup.js';
 import {App} from '../source/app.js';
 import {createTheme, ThemeContext} from '../source/components/theme.js';
+import {MarkdownContext} from '../source/components/Markdown.js';
+import {renderMarkdown} from '../source/components/markdown-render.js';
 import {createHistoryStore} from '../source/hooks/use-history.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
@@ -45,14 +48,16 @@ async function start(script: Script, options: {prompt?: string; history?: string
   const initialHistory = await store.load();
   const app = render(
     <ThemeContext value={createTheme({})}>
-      <App
-        config={config.value}
-        setup={setup.value}
-        history={store}
-        initialHistory={initialHistory}
-        cwdLabel="~/project"
-        {...(options.prompt ? {initialPrompt: options.prompt} : {})}
-      />
+      <MarkdownContext value={renderMarkdown}>
+        <App
+          config={config.value}
+          setup={setup.value}
+          history={store}
+          initialHistory={initialHistory}
+          cwdLabel="~/project"
+          {...(options.prompt ? {initialPrompt: options.prompt} : {})}
+        />
+      </MarkdownContext>
     </ThemeContext>,
   );
   unmount = app.unmount;
@@ -214,8 +219,9 @@ test('prompt history persists in the state file and Up recalls it', async () => 
   await waitFor(() => expect(app.screen()).toContain('› an old prompt'));
   await app.type(keys.down, 'new one', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('ok'));
-  const saved = (await readFile(app.historyFile, 'utf8')).trim().split('\n').map(line => JSON.parse(line));
-  expect(saved).toEqual(['an old prompt', 'new one']);
+  // The file is appended in the background; the prompt never waits for the disk.
+  const saved = () => readFileSync(app.historyFile, 'utf8').trim().split('\n').map(line => JSON.parse(line));
+  await waitFor(() => expect(saved()).toEqual(['an old prompt', 'new one']));
 });
 
 test('the demo: a streamed answer, a read, an edit and a command, approved with y, fix the sample project', async () => {

@@ -1,9 +1,9 @@
 import {Box, Text} from 'ink';
 import type {LiveTurn as LiveState} from '../agent/reducer.js';
-import {renderMarkdown} from './Markdown.js';
+import {useMarkdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
-import {useTheme} from './theme.js';
 import {useMemo} from 'react';
+import {useTheme} from './theme.js';
 
 export type Props = {
   readonly live: LiveState;
@@ -27,9 +27,10 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
   const thinkingRows = live.reasoning ? Math.min(reasoningRows, Math.max(0, maxRows - toolRows)) : 0;
   const textRows = Math.max(0, maxRows - toolRows - thinkingRows);
   const {hasColor} = theme;
+  const render = useMarkdown();
   const textLines = useMemo(
-    () => tailRendered(live.text, live.scan.fence?.line ?? null, textRows, width, hasColor),
-    [live.text, live.scan.fence, textRows, width, hasColor],
+    () => tailRendered(live.text, live.scan.fence?.line ?? null, textRows, width, (text, columns) => (render ? render(text, columns, hasColor) : text)),
+    [live.text, live.scan.fence, textRows, width, hasColor, render],
   );
   const thoughtLines = live.reasoning ? wrapTail(live.reasoning.replace(/\s+$/, ''), width - 2, thinkingRows) : [];
   return (
@@ -56,11 +57,17 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
  * code fence costs the same per frame as a short one; the fence's opening line is put back so the
  * tail still highlights as code.
  */
-export function tailRendered(text: string, openFence: string | null, rows: number, width: number, hasColor: boolean): string[] {
+export function tailRendered(
+  text: string,
+  openFence: string | null,
+  rows: number,
+  width: number,
+  render: (text: string, width: number) => string,
+): string[] {
   if (rows <= 0 || text.trim() === '') return [];
   const source = text.split('\n');
   const tail = source.length > rows * 2 ? [...(openFence ? [openFence] : []), ...source.slice(-rows * 2)].join('\n') : text;
-  const rendered = renderMarkdown(tail, width, hasColor).split('\n');
+  const rendered = render(tail, width).split('\n');
   return rendered.slice(-rows);
 }
 

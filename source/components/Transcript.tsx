@@ -4,7 +4,7 @@ import {formatSeconds, type TranscriptItem} from '../agent/reducer.js';
 import {computeChange} from '../agent/hunks.js';
 import type {ToolView} from '../agent/reducer.js';
 import {DiffView} from './DiffView.js';
-import {Markdown} from './Markdown.js';
+import {Markdown, useMarkdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useTheme} from './theme.js';
 
@@ -21,8 +21,12 @@ export type Props = {
  * they become ordinary scrollback. Their cost does not grow with the length of the session.
  */
 export function Transcript({items, epoch, width}: Props) {
+  // Printed is printed: an answer that reached <Static> before the markdown renderer loaded would
+  // stay raw markdown in the scrollback, so answers wait for it (it loads in well under a second).
+  const isReady = useMarkdown() !== null;
+  const held = isReady ? -1 : items.findIndex(item => item.kind === 'assistant');
   return (
-    <Static key={epoch} items={items as TranscriptItem[]}>
+    <Static key={epoch} items={(held === -1 ? items : items.slice(0, held)) as TranscriptItem[]}>
       {item => <TranscriptEntry key={item.id} item={item} width={width} />}
     </Static>
   );

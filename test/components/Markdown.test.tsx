@@ -1,7 +1,8 @@
 import '../support/force-color.js';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import {Markdown, renderMarkdown} from '../../source/components/Markdown.js';
+import {Markdown, MarkdownContext} from '../../source/components/Markdown.js';
+import {renderMarkdown} from '../../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {plain} from './helpers.js';
 
@@ -31,7 +32,9 @@ test('NO_COLOR strips every color', () => {
   expect(out).not.toContain('\u001B[');
   const {lastFrame} = render(
     <ThemeContext value={createTheme({NO_COLOR: '1'})}>
-      <Markdown text={'**bold** and `code`'} width={40} />
+      <MarkdownContext value={renderMarkdown}>
+        <Markdown text={'**bold** and `code`'} width={40} />
+      </MarkdownContext>
     </ThemeContext>,
   );
   expect(lastFrame()).toBe('bold and code');
@@ -55,8 +58,16 @@ test('emphasis and code inside list items are rendered, not left as markdown', (
 });
 
 test('a table wider than the terminal is cut at the edge, not wrapped', () => {
-  const {lastFrame} = render(<Markdown text={'| step | result |\n|---|---|\n| a long first cell here | and a long second cell |'} width={30} />);
+  const {lastFrame} = render(
+    <MarkdownContext value={renderMarkdown}>
+      <Markdown text={'| step | result |\n|---|---|\n| a long first cell here | and a long second cell |'} width={30} />
+    </MarkdownContext>,
+  );
   const lines = plain(lastFrame()).split('\n');
   expect(lines).toHaveLength(5);
   for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+});
+
+test('until the renderer has loaded, text shows as it is', () => {
+  expect(plain(render(<Markdown text={'**bold**'} width={40} />).lastFrame())).toBe('**bold**');
 });

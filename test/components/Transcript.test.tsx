@@ -4,16 +4,18 @@ import type {AgentEvent} from '../../source/agent/events.js';
 import {initialState, reduce, type UiState} from '../../source/agent/reducer.js';
 import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Transcript} from '../../source/components/Transcript.js';
+import {MarkdownContext, type RenderMarkdown} from '../../source/components/Markdown.js';
+import {renderMarkdown} from '../../source/components/markdown-render.js';
 import {plain, waitFor} from './helpers.js';
 
 const fold = (events: AgentEvent[], state: UiState = initialState({model: 'm', mode: 'ask'})) => events.reduce(reduce, state);
 
-function Screen({state, rows = 20, width = 60}: {state: UiState; rows?: number; width?: number}) {
+function Screen({state, rows = 20, width = 60, markdown = renderMarkdown}: {state: UiState; rows?: number; width?: number; markdown?: RenderMarkdown | null}) {
   return (
-    <>
+    <MarkdownContext value={markdown}>
       <Transcript items={state.transcript} epoch={state.epoch} width={width} />
       <LiveTurn live={state.live} now={state.now} width={width} maxRows={rows} />
-    </>
+    </MarkdownContext>
   );
 }
 
@@ -56,7 +58,13 @@ test('the live region never outgrows its rows, however long the open block', () 
   const code = Array.from({length: 200}, (_, index) => `line ${index}`).join('\n');
   const state = fold([{type: 'text-delta', text: `\`\`\`text\n${code}\n`}]);
   expect(state.transcript).toEqual([]);
-  const frame = plain(render(<LiveTurn live={state.live} now={0} width={40} maxRows={8} />).lastFrame());
+  const frame = plain(
+    render(
+      <MarkdownContext value={renderMarkdown}>
+        <LiveTurn live={state.live} now={0} width={40} maxRows={8} />
+      </MarkdownContext>,
+    ).lastFrame(),
+  );
   expect(frame.split('\n')).toHaveLength(8);
   expect(frame).toContain('line 199');
 });
@@ -90,4 +98,17 @@ test('a write nobody was asked about shows the diff of what was written; an appr
   const frame = plain(render(<Screen state={state} />).lastFrame());
   expect(frame.match(/- one/g)).toHaveLength(1);
   expect(frame).toContain('+ two');
+});
+
+test('answers wait for the markdown renderer before they are printed for good', async () => {
+  const state = fold([
+    {type: 'turn-start', prompt: 'q', at: 1},
+    {type: 'text-delta', text: '**Bold** answer.\n\nmore'},
+    {type: 'turn-end', reason: 'completed', at: 2},
+  ]);
+  const {lastFrame, rerender} = render(<Screen state={state} markdown={null} />);
+  expect(plain(lastFrame()).trim()).toBe('› q');
+  rerender(<Screen state={state} />);
+  await waitFor(() => expect(plain(lastFrame())).toContain('Bold answer.'));
+  expect(plain(lastFrame())).not.toContain('**');
 });

@@ -1,0 +1,35 @@
+/**
+ * Markdown to terminal text with marked-terminal (and cli-highlight for code). This module and its
+ * libraries are about three quarters of the interactive bundle, so the app loads it with import()
+ * after the first frame (see MarkdownLoader in Markdown.tsx).
+ */
+import {stripVTControlCharacters} from 'node:util';
+import {Marked} from 'marked';
+import {markedTerminal} from 'marked-terminal';
+
+/** Pure apart from marked-terminal's chalk colour detection. */
+export function renderMarkdown(text: string, width: number, hasColor: boolean): string {
+  const marked = new Marked(
+    // marked-terminal's types lag behind marked 15's extension shape; the runtime object is one.
+    markedTerminal({width: Math.max(20, width), reflowText: true, showSectionPrefix: false, tab: 2, emoji: false}) as never,
+  );
+  // marked-terminal prints the text of a tight list item raw (`**Read**` stays starred); marked's
+  // own rule is to render such a text token's inline children, so do that and defer otherwise.
+  marked.use({
+    renderer: {
+      text(token) {
+        return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+      },
+    },
+  });
+  let output: string;
+  try {
+    output = marked.parse(text, {async: false}) as string;
+  } catch {
+    // A half-streamed block can trip the renderer (an unfinished table); the raw text is still
+    // readable, and the next delta will render properly.
+    output = text;
+  }
+  const trimmed = output.replace(/\s+$/, '');
+  return hasColor ? trimmed : stripVTControlCharacters(trimmed);
+}
