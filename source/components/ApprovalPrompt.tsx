@@ -42,7 +42,15 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
   const editable = preview.editable ?? preview.file?.newText ?? preview.command?.command;
   const canSplit = (change?.hunks.length ?? 0) > 1;
-  const [mode, setMode] = useState<Mode>({kind: 'choose'});
+  // The key handler reads the mode from a ref: two keys in one read (a paste, a fast typist)
+  // reach the handler before React re-renders, and a stale mode could turn the first letter of
+  // a reason typed after `n` into a `y`.
+  const modeRef = useRef<Mode>({kind: 'choose'});
+  const [mode, setModeState] = useState<Mode>(modeRef.current);
+  const setMode = (next: Mode) => {
+    modeRef.current = next;
+    setModeState(next);
+  };
   const [message, setMessage] = useState<string>();
   // Keys can arrive faster than React re-renders; the first decision is the only one.
   const decided = useRef(false);
@@ -81,39 +89,60 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   };
 
   const stepHunk = (accept: boolean) => {
-    if (mode.kind !== 'hunks' || !change) return;
-    const accepted = new Set(mode.accepted);
-    if (accept) accepted.add(mode.current);
-    if (mode.current + 1 < change.hunks.length) setMode({kind: 'hunks', current: mode.current + 1, accepted});
+    const current = modeRef.current;
+    if (current.kind !== 'hunks' || !change) return;
+    const accepted = new Set(current.accepted);
+    if (accept) accepted.add(current.current);
+    if (current.current + 1 < change.hunks.length) setMode({kind: 'hunks', current: current.current + 1, accepted});
     else decide(decideHunks(change, accepted));
+  };
+
+  const pressKey = (char: string) => {
+    const mode = modeRef.current;
+    if (mode.kind === 'hunks') {
+      if (char === 'y') stepHunk(true);
+      else if (char === 'n') stepHunk(false);
+    } else if (mode.kind === 'choose') {
+      if (char === 'y') decide({kind: 'yes'});
+      else if (char === 'a') decide({kind: 'always'});
+      else if (char === 'n') setMode({kind: 'reason'});
+      else if (char === 'e') void edit();
+      else if (char === 'h' && canSplit) {
+        setMessage(undefined);
+        setMode({kind: 'hunks', current: 0, accepted: new Set()});
+      }
+    }
   };
 
   // Stays active while the editor runs (Ink pauses input then anyway): switching every input
   // hook off and on again detaches Ink's stdin listener, and keys typed after could be lost.
   useInput(
     (input, key) => {
+      const mode = modeRef.current;
       if (mode.kind === 'editing') return;
+      if (key.escape) {
+        if (mode.kind === 'hunks') setMode({kind: 'choose'});
+        else decide({kind: 'no'});
+        return;
+      }
       if (mode.kind === 'reason') {
-        if (key.escape) decide({kind: 'no'});
-        else if (key.return) decide(reason.current.trim() ? {kind: 'no', feedback: reason.current.trim()} : {kind: 'no'});
+        const text = reason.current.trim();
+        if (key.return) decide(text ? {kind: 'no', feedback: text} : {kind: 'no'});
         else if (key.backspace || key.delete) setReason(reason.current.slice(0, -1));
         else if (input && !key.ctrl && !key.meta) setReason(reason.current + input.replace(/[\r\n]+/g, ' '));
         return;
       }
-      if (mode.kind === 'hunks') {
-        if (key.escape) setMode({kind: 'choose'});
-        else if (input === 'y') stepHunk(true);
-        else if (input === 'n') stepHunk(false);
-        return;
-      }
-      if (key.escape) decide({kind: 'no'});
-      else if (input === 'y') decide({kind: 'yes'});
-      else if (input === 'a') decide({kind: 'always'});
-      else if (input === 'n') setMode({kind: 'reason'});
-      else if (input === 'e') void edit();
-      else if (input === 'h' && canSplit) {
-        setMessage(undefined);
-        setMode({kind: 'hunks', current: 0, accepted: new Set()});
+      if (key.ctrl || key.meta) return;
+      // Ink hands over several keys read at once as one string ("ny", or "n" and the start of
+      // a reason): take them one by one, and once `n` opened the reason, the rest is its text.
+      const chars = [...input];
+      for (const [index, char] of chars.entries()) {
+        if (decided.current) return;
+        if (modeRef.current.kind === 'reason') {
+          setReason(reason.current + chars.slice(index).join('').replace(/[\r\n]+/g, ' '));
+          return;
+        }
+        pressKey(char);
       }
     },
     {isActive},

@@ -104,6 +104,25 @@ describe('ApprovalPrompt', () => {
     expect(decisions).toEqual([{kind: 'no', feedback: 'keep line 40'}]);
   });
 
+  test('keys in one read are taken in order: n then a reason starting with y is still a no', async () => {
+    const {stdin, decisions, decided, plain} = setup(editRequest());
+    stdin.write('nyes, but not now');
+    await waitFor(() => plain().includes('yes, but not now'), plain);
+    expect(decisions).toEqual([]);
+    stdin.write('\r');
+    await decided();
+    expect(decisions).toEqual([{kind: 'no', feedback: 'yes, but not now'}]);
+  });
+
+  test('hunk keys in one read step through every hunk', async () => {
+    const {stdin, decisions, decided, plain} = setup(editRequest());
+    stdin.write('h');
+    await waitFor(() => plain().includes('hunk 1 of 2'), plain);
+    stdin.write('ny');
+    await decided();
+    expect(decisions).toMatchObject([{kind: 'edit', text: OLD.replace('line 40\n', '')}]);
+  });
+
   test('n then Esc denies without a reason', async () => {
     const {stdin, decisions, decided, plain} = setup(editRequest());
     stdin.write('n');
