@@ -46,7 +46,7 @@ export class Collector {
 
   render(show: (relative: string) => string, maxLineChars: number, args: {pattern: string; context?: number}, where: string): ToolResult {
     if (this.totalMatches === 0) {
-      return {content: `No matches for ${JSON.stringify(args.pattern)} in ${where}.`, isError: false, detail: {summary: '0 matches', matches: 0}};
+      return {content: `No matches for ${JSON.stringify(args.pattern)} in ${where === '.' ? 'the workspace' : where}.`, isError: false, detail: {summary: '0 matches', matches: 0}};
     }
     const out: string[] = [];
     let shown = 0;

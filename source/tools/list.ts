@@ -64,7 +64,7 @@ async function runList(args: ListArgs, ctx: ToolContext, signal: AbortSignal, ma
     });
     const total = all.length;
     const found = all.sort(compareSegments).slice(0, maxEntries).map(show);
-    if (total === 0) return {content: `No files match ${JSON.stringify(args.glob)} in ${resolved.display}.`, isError: false, detail: {summary: '0 files', lines: 0}};
+    if (total === 0) return {content: `No files match ${JSON.stringify(args.glob)} in ${resolved.display === '.' ? 'the workspace' : resolved.display}.`, isError: false, detail: {summary: '0 files', lines: 0}};
     const more = total > found.length ? `\n[${total - found.length} more matches not shown; narrow the glob or path.]` : '';
     return {content: found.join('\n') + more, isError: false, detail: {summary: `${total} file${total === 1 ? '' : 's'}`, lines: found.length}};
   }

@@ -74,7 +74,7 @@ describe('grep (ripgrep and the built-in walker agree)', () => {
     expect(await bothWays(root, {pattern: 'hello', glob: '!vendor'})).not.toContain('vendor');
     expect(await bothWays(root, {pattern: 'hello', path: 'src'})).toBe('src/app.ts:2: export function hello() {}\nsrc/keep.md:1: hello kept');
     expect(await bothWays(root, {pattern: 'hello', path: 'src/app.ts'})).toBe('src/app.ts:2: export function hello() {}');
-    expect(await bothWays(root, {pattern: 'nothing-matches-this'})).toBe('No matches for "nothing-matches-this" in ..');
+    expect(await bothWays(root, {pattern: 'nothing-matches-this'})).toBe('No matches for "nothing-matches-this" in the workspace.');
   });
 
   test('a bad pattern is explained; a missing path too', async () => {

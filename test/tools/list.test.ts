@@ -66,7 +66,7 @@ describe('list', () => {
       'src/app.ts\nsrc/components/deep/er/x.ts\ntest/app.test.ts',
     );
     expect((await listTool.run({path: 'src', glob: '**/*.tsx'}, contextFor(root), never)).content).toBe('src/components/Box.tsx');
-    expect((await listTool.run({glob: '*.rs'}, contextFor(root), never)).content).toBe('No files match "*.rs" in ..');
+    expect((await listTool.run({glob: '*.rs'}, contextFor(root), never)).content).toBe('No files match "*.rs" in the workspace.');
   });
 
   test('capped with a count; shallow entries are kept first', async () => {
