@@ -18,6 +18,7 @@ import {useAgent, type Agent} from './hooks/use-agent.js';
 import {useWorkspaceSession} from './hooks/use-workspace-session.js';
 import {WorkspaceSession, sessionChoice} from './agent/workspace-session.js';
 import {createHistoryStore, historyPath, useHistory, type HistoryStore} from './hooks/use-history.js';
+import {useRelayout} from './hooks/use-relayout.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './slash-commands.js';
 import {defaultRegistry} from './tools/index.js';
@@ -45,6 +46,7 @@ export type AppProps = {
 export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, session = null, openPicker}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
+  const layout = useRelayout(columns);
   // useAgent takes the session's turn hooks, and the session's commands drive the agent: a ref breaks the cycle.
   const agentRef = useRef<Agent | null>(null);
   const sessionUi = useWorkspaceSession({
@@ -128,7 +130,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
 
   return (
     <>
-      <Transcript items={state.transcript} epoch={state.epoch} width={width} />
+      <Transcript items={state.transcript} epoch={state.epoch} layout={layout} width={width} />
       <Box flexDirection="column" width={width}>
         <LiveTurn live={state.live} now={state.now} width={width} maxRows={budget.live} />
         {sessionUi.overlay ?? (approval ? (

@@ -13,6 +13,8 @@ export type Props = {
   readonly items: readonly TranscriptItem[];
   /** Changes when the transcript is cleared, so printing starts over. */
   readonly epoch: number;
+  /** Changes when the screen was cleared for a new width: everything is printed again. */
+  readonly layout?: number;
   readonly width: number;
 };
 
@@ -20,13 +22,13 @@ export type Props = {
  * Finished items in Ink's <Static>: written to the terminal once, above the live region, where
  * they become ordinary scrollback. Their cost does not grow with the length of the session.
  */
-export function Transcript({items, epoch, width}: Props) {
+export function Transcript({items, epoch, layout = 0, width}: Props) {
   // Printed is printed: an answer that reached <Static> before the markdown renderer loaded would
   // stay raw markdown in the scrollback, so answers wait for it (it loads in well under a second).
   const isReady = useMarkdown() !== null;
   const held = isReady ? -1 : items.findIndex(item => item.kind === 'assistant');
   return (
-    <Static key={epoch} items={(held === -1 ? items : items.slice(0, held)) as TranscriptItem[]}>
+    <Static key={`${epoch}:${layout}`} items={(held === -1 ? items : items.slice(0, held)) as TranscriptItem[]}>
       {item => <TranscriptEntry key={item.id} item={item} width={width} />}
     </Static>
   );
