@@ -90,6 +90,9 @@ async function runCommand(
   signal: AbortSignal,
   settings: Settings,
 ): Promise<ToolResult> {
+  if (signal.aborted) {
+    return {content: 'Interrupted before the command started; it did not run.', isError: true, code: 'aborted', detail: {summary: 'not run'}};
+  }
   const timeoutMs = Math.min((timeoutSeconds ?? LIMITS.bashDefaultTimeoutMs / 1000) * 1000, LIMITS.bashMaxTimeoutMs);
   const env: Record<string, string | undefined> = {...process.env, ...ADDED_ENV};
   for (const name of settings.hiddenEnv) delete env[name];

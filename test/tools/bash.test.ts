@@ -1,5 +1,5 @@
 import {readdirSync, readFileSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
+import {readdir, readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {bashTool, createBashTool} from '../../source/tools/index.js';
@@ -101,6 +101,15 @@ describe('bash', () => {
     expect(result.content).toBe('ready\n\n[Interrupted by the person: the command and every process it started were killed.]');
     expect(chunks.join('')).toBe('ready\n');
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('an already aborted call does not start the command', async () => {
+    const root = await tempDir();
+    const controller = new AbortController();
+    controller.abort();
+    const result = await bashTool.run({command: 'touch ran'}, contextFor(root), controller.signal);
+    expect(result).toMatchObject({isError: true, code: 'aborted'});
+    expect(await readdir(root)).toEqual([]);
   });
 
   test('50 MB of output: a bounded result, tail intact, full output in a temp file, in under 3 s', async () => {
