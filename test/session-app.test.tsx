@@ -8,6 +8,8 @@ import {listSessions} from '../source/agent/session.js';
 import {setupAgent} from '../source/agent/setup.js';
 import {WorkspaceSession, sessionChoice} from '../source/agent/workspace-session.js';
 import {App} from '../source/app.js';
+import {MarkdownContext} from '../source/components/Markdown.js';
+import {renderMarkdown} from '../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../source/components/theme.js';
 import {createHistoryStore} from '../source/hooks/use-history.js';
 import {keys, plain, waitFor} from './components/helpers.js';
@@ -18,7 +20,7 @@ let base: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
 let server: OpenAiServer | undefined;
-let unmount: (() => void) | undefined;
+let unmount: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
   base = await realpath(await mkdtemp(join(tmpdir(), 'nib-session-app-')));
@@ -27,11 +29,11 @@ beforeEach(async () => {
   env = {XDG_CONFIG_HOME: join(base, 'config'), XDG_DATA_HOME: join(base, 'data'), HOME: base};
 });
 afterEach(async () => {
-  unmount?.();
+  await unmount?.();
   unmount = undefined;
   await server?.close();
   server = undefined;
-  await rm(base, {recursive: true, force: true});
+  await rm(base, {recursive: true, force: true, maxRetries: 5});
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);
@@ -60,6 +62,7 @@ async function start(script: Script, argv: string[] = []) {
   const store = createHistoryStore(join(base, 'state', 'history'));
   const app = render(
     <ThemeContext value={createTheme({})}>
+      <MarkdownContext value={renderMarkdown}>
       <App
         config={config.value}
         setup={setup.value}
@@ -69,11 +72,12 @@ async function start(script: Script, argv: string[] = []) {
         session={session}
         openPicker={config.value.resume === true}
       />
+      </MarkdownContext>
     </ThemeContext>,
   );
-  unmount = () => {
+  unmount = async () => {
     app.unmount();
-    void session.close();
+    await session.close();
   };
   const type = async (...inputs: string[]) => {
     // A newly shown component attaches its key listener up to a frame after it is drawn.
@@ -127,8 +131,7 @@ test('--continue re-renders the transcript from the log and the next request car
   await first.type('capital of France?', keys.enter);
   await waitFor(() => expect(first.screen()).toContain('The capital is Paris.'));
   await waitFor(() => expect(first.screen()).toContain('enter send'));
-  unmount?.();
-  await first.session.close();
+  await unmount?.();
   await server?.close();
 
   const second = await start([sse.text('About 68 million.')], ['--continue']);
@@ -138,6 +141,7 @@ test('--continue re-renders the transcript from the log and the next request car
   expect(second.screen()).toMatch(/\d+% ctx/); // estimated before the first usage arrives
   await second.type('and its population?', keys.enter);
   await waitFor(() => expect(second.screen()).toContain('About 68 million.'));
+  await waitFor(() => expect(second.screen()).toContain('enter send')); // the turn's last snapshot is done
   const sent = server!.requests[0]!.body.messages.map(m => m.content);
   expect(sent.slice(1)).toEqual(['capital of France?', 'The capital is Paris.', 'and its population?']);
 });
@@ -148,8 +152,7 @@ test('--resume opens the picker; enter resumes the chosen session', async () => 
   await first.type('the first session', keys.enter);
   await waitFor(() => expect(first.screen()).toContain('one answer'));
   await waitFor(() => expect(first.screen()).toContain('enter send'));
-  unmount?.();
-  await first.session.close();
+  await unmount?.();
   await server?.close();
 
   const second = await start([sse.text('two')], ['--resume']);

@@ -25,7 +25,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await rm(base, {recursive: true, force: true});
+  await rm(base, {recursive: true, force: true, maxRetries: 5});
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);

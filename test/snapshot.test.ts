@@ -16,7 +16,7 @@ beforeEach(async () => {
   await mkdir(root);
 });
 afterEach(async () => {
-  await rm(base, {recursive: true, force: true});
+  await rm(base, {recursive: true, force: true, maxRetries: 5});
 });
 
 async function open(session = 's1'): Promise<Snapshots> {
