@@ -71,7 +71,8 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
     close: async () => {
       await term.close();
       await server.close();
-      await rm(home, {recursive: true, force: true});
+      // A git child of nib (the snapshot for /undo) may still be finishing its last write: retry.
+      await rm(home, {recursive: true, force: true, maxRetries: 5});
     },
   };
 }
