@@ -133,9 +133,11 @@ async function searchWithRipgrep(rg: string, search: Search, collector: Collecto
   const result = await subprocess;
   if (search.signal.aborted) return fail('aborted', 'Interrupted.');
   // 0: matches, 1: none; 2 with output is a partial failure (an unreadable file), which rg reports on stderr only.
-  if (result.exitCode === 2 && collector.totalMatches === 0) {
-    const reason = String(result.stderr ?? '').trim().split('\n').slice(0, 6).join('\n');
-    return fail('bad-pattern', `grep failed: ${reason || 'ripgrep exited with status 2'}. If the pattern is a regex, check its syntax (escape ( [ { . * + ? with \\ to match them literally).`);
+  // 2 with a silent stderr means no file was searched at all (an empty directory, a glob that
+  // matches nothing): --no-messages hid rg's note, and for the model that is simply no match.
+  const reason = String(result.stderr ?? '').trim().split('\n').slice(0, 6).join('\n');
+  if (result.exitCode === 2 && collector.totalMatches === 0 && reason !== '') {
+    return fail('bad-pattern', `grep failed: ${reason}. If the pattern is a regex, check its syntax (escape ( [ { . * + ? with \\ to match them literally).`);
   }
   return {ok: true, value: undefined};
 }

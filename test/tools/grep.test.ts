@@ -77,6 +77,14 @@ describe('grep (ripgrep and the built-in walker agree)', () => {
     expect(await bothWays(root, {pattern: 'nothing-matches-this'})).toBe('No matches for "nothing-matches-this" in the workspace.');
   });
 
+  test('a glob that matches no file, or an empty directory, is no match, not a failure', async () => {
+    // rg exits 2 when it searched no file at all; that once came back as "grep failed: check the regex".
+    const root = await smallTree();
+    await mkdir(path.join(root, 'empty'));
+    expect(await bothWays(root, {pattern: 'hello', glob: '*.py'})).toBe('No matches for "hello" in the workspace.');
+    expect(await bothWays(root, {pattern: 'hello', path: 'empty'})).toBe('No matches for "hello" in empty.');
+  });
+
   test('a bad pattern is explained; a missing path too', async () => {
     const root = await smallTree();
     const ctx = contextFor(root);
