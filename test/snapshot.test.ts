@@ -1,5 +1,5 @@
 import {execFileSync} from 'node:child_process';
-import {chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile, symlink, readlink, access} from 'node:fs/promises';
+import {chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile, symlink, readlink, access, utimes} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -197,4 +197,17 @@ describe('pruning', () => {
     await pruneSnapshots(data, {retentionDays: 30, now: Date.now() + 31 * 86_400_000, gc: false});
     expect(await exists(keep.gitDir)).toBe(false);
   });
+});
+
+test('a stale index.lock left by a killed git does not block snapshots forever', async () => {
+  await writeFile(join(root, 'a'), '1');
+  const store = await open();
+  unwrap(await store.take('first'));
+  const lock = join(store.gitDir, 'index.lock');
+  await writeFile(lock, '');
+  const old = new Date(Date.now() - 60_000);
+  await utimes(lock, old, old);
+  await writeFile(join(root, 'a'), '2');
+  unwrap(await store.take('second'));
+  expect(await exists(lock)).toBe(false);
 });

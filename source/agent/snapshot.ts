@@ -42,6 +42,7 @@ export type UndoPlan = {
 
 const ZERO = /^0+$/;
 const GITLINK = '160000';
+const STALE_LOCK_MS = 30_000;
 
 // Attributes in info/ outrank the workspace's .gitattributes: no filter (git-lfs), no eol or
 // encoding conversion, so a snapshot holds the bytes on disk and gives back the same bytes.
@@ -248,6 +249,17 @@ export class Snapshots {
     return {ok: true, value: changes};
   }
 
+  /**
+   * A git killed with SIGKILL leaves its index.lock behind, and every later snapshot would wait
+   * for it forever. The shadow index is only a cache (each snapshot re-adds everything), so a
+   * lock older than any real operation is removed.
+   */
+  private async clearStaleLock(): Promise<void> {
+    const lock = join(this.gitDir, 'index.lock');
+    const info = await stat(lock).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > STALE_LOCK_MS) await rm(lock, {force: true});
+  }
+
   /** A file may come back where the turn left a directory (now empty) or a symlink. */
   private async clearWay(path: string): Promise<void> {
     const full = join(this.root, path);
@@ -273,6 +285,7 @@ export class Snapshots {
       });
       // Another nib in the same workspace holds the shadow index for a moment: wait our turn.
       if (!result.ok && result.error.message.includes('index.lock') && attempt < 40) {
+        await this.clearStaleLock();
         await new Promise(resolve => setTimeout(resolve, 50));
         continue;
       }
