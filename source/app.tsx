@@ -57,7 +57,6 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     rows,
     width: Math.max(20, columns),
     model: config.model ?? '',
-    ...(config.apiKey ? {apiKey: config.apiKey} : {}),
   });
   const agent = useAgent({
     setup,

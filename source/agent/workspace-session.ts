@@ -16,6 +16,7 @@ import {
   pruneSessions,
   sessionsDir,
   type LoadedSession,
+  type Redactor,
   type SessionSummary,
   type SnapshotRecord,
 } from './session.js';
@@ -62,6 +63,8 @@ export class WorkspaceSession {
   turns: number;
   /** Snapshot records of this session, oldest first. */
   readonly snapshots: SnapshotRecord[];
+  /** Built once from the environment at start, used for every log this session writes. */
+  private readonly redact: Redactor;
   private store: Promise<Snapshots | null> | null = null;
   private snapshotNotice: string | null = null;
   private undoNote: string | null = null;
@@ -78,7 +81,9 @@ export class WorkspaceSession {
     notices: string[];
     instructions: Instructions;
     tracker: ContextTracker;
+    redact: Redactor;
   }) {
+    this.redact = init.redact;
     this.root = init.root;
     this.data = init.data;
     this.dir = init.dir;
@@ -127,7 +132,7 @@ export class WorkspaceSession {
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
     const tracker = new ContextTracker({window: options.contextWindow, compactAt: options.autoCompact});
-    return new WorkspaceSession({root, data, dir, log, loaded, notices, instructions, tracker});
+    return new WorkspaceSession({root, data, dir, log, loaded, notices, instructions, tracker, redact});
   }
 
   /** The conversation to continue, without a system message (the caller builds a fresh one). */
@@ -173,9 +178,9 @@ export class WorkspaceSession {
   }
 
   /** /clear: the conversation starts over in a new log (the old one stays resumable). */
-  async startFresh(model: string, env: NodeJS.ProcessEnv = process.env, apiKey?: string): Promise<void> {
-    await this.log.close();
-    this.log = SessionLog.create({dir: this.dir, cwd: this.root, model, redact: createRedactor(env, [{name: 'apiKey', value: apiKey}])});
+  async startFresh(model: string): Promise<void> {
+    await this.guardLog(() => this.log.close());
+    this.log = SessionLog.create({dir: this.dir, cwd: this.root, model, redact: this.redact});
     this.loaded = null;
     this.turns = 0;
     this.snapshots.splice(0);
@@ -184,9 +189,9 @@ export class WorkspaceSession {
   }
 
   /** Switches to another session of this workspace (/resume inside the TUI). */
-  async switchTo(loaded: LoadedSession, env: NodeJS.ProcessEnv = process.env, apiKey?: string): Promise<void> {
-    await this.log.close();
-    this.log = SessionLog.reopen(loaded, {redact: createRedactor(env, [{name: 'apiKey', value: apiKey}])});
+  async switchTo(loaded: LoadedSession): Promise<void> {
+    await this.guardLog(() => this.log.close());
+    this.log = SessionLog.reopen(loaded, {redact: this.redact});
     this.loaded = loaded;
     this.turns = loaded.turns;
     this.snapshots.splice(0, this.snapshots.length, ...loaded.snapshots);

@@ -46,7 +46,6 @@ export type UseWorkspaceSessionOptions = {
   setup: AgentSetup;
   agent: {readonly current: AgentHandle | null};
   model: string;
-  apiKey?: string;
   /** Open the picker at once (`nib --resume` with no id). */
   openPicker?: boolean;
   rows: number;
@@ -187,10 +186,10 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
       },
       init: () => submit(INIT_PROMPT),
       clear: async () => {
-        await session?.startFresh(options.model, process.env, options.apiKey);
+        await session?.startFresh(options.model);
       },
     };
-  }, [session, setup, note, submit, switchTo, options.width, options.model, options.apiKey, busy]);
+  }, [session, setup, note, submit, switchTo, options.width, options.model, busy]);
 
   const answerUndo = useCallback(
     async (yes: boolean, current: Extract<Overlay, {kind: 'undo'}>) => {
