@@ -102,6 +102,20 @@ describe('createProvider', () => {
     expect(JSON.stringify(result.events)).not.toContain(KEY);
   });
 
+  it('a key echoed where a long message is cut leaves no part of it behind', async () => {
+    // Messages are cut at 300 characters; redacting after the cut would leave the key's head.
+    const filler = 'x'.repeat(280);
+    const server = await serve([
+      sse.error(403, {error: {message: `${filler} key ${KEY} is not allowed`}}),
+      sse.error(400, `${filler} key ${KEY} plain text`),
+    ]);
+    for (let i = 0; i < 2; i++) {
+      const {turn} = await run(server);
+      expect(turn.error).toContain('[redacted]');
+      expect(turn.error).not.toContain(KEY.slice(0, 8));
+    }
+  });
+
   it.each([
     [403, /^403 Forbidden from .*: the API key is not allowed to use model "test-model": nope$/],
     [404, /^404 Not Found from .*: check the base URL and the model name "test-model": nope$/],

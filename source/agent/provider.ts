@@ -71,7 +71,7 @@ export function createProvider(options: ProviderOptions): ChatProvider {
       maxRetries: 0,
       // The idle timer below covers the wait for headers too; this is only a backstop.
       timeout: idleTimeoutMs + 60_000,
-      fetch: readableErrors(options.fetch ?? globalThis.fetch),
+      fetch: readableErrors(options.fetch ?? globalThis.fetch, options.apiKey),
       // stdout belongs to the answer in print mode; the SDK must never write to the console.
       logLevel: 'off',
     }),
@@ -338,8 +338,11 @@ function seconds(ms: number): string {
 
 /** The key never leaves nib in a message, whatever a server echoed back. */
 function scrub(context: Context, message: string): string {
-  const key = context.options.apiKey;
-  return key && key.length >= 8 ? message.split(key).join('[redacted]') : message;
+  return redact(message, context.options.apiKey);
+}
+
+function redact(text: string, key: string): string {
+  return key && key.length >= 8 ? text.split(key).join('[redacted]') : text;
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -362,11 +365,12 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * servers answer `{"message"}`, `{"error": "text"}` or `{"detail"}`; reshaping them here keeps
  * their explanation (and lets us spot a `stream_options` rejection) instead of "400 (no body)".
  */
-function readableErrors(inner: typeof fetch): typeof fetch {
+function readableErrors(inner: typeof fetch, apiKey: string): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
     if (response.ok) return response;
-    const text = await response.text().catch(() => '');
+    // Redacted before anything cuts the text short: a key split by the cut would escape scrub().
+    const text = redact(await response.text().catch(() => ''), apiKey);
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     headers.delete('content-encoding');
