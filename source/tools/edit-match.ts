@@ -36,8 +36,19 @@ export function lineNumbersOf(text: string, offsets: readonly number[]): number[
   return lines;
 }
 
+/**
+ * Occurrences for a uniqueness check: a second one overlapping the first counts too ("}\n}" is
+ * twice in "}\n}\n}"), or an edit would silently pick the leftmost of two places.
+ */
+function occurrencesForUniqueness(haystack: string, needle: string, replaceAll: boolean): number[] {
+  const found = findOccurrences(haystack, needle);
+  if (found.length !== 1 || replaceAll) return found;
+  const overlapping = haystack.indexOf(needle, found[0]! + 1);
+  return overlapping === -1 ? found : [found[0]!, overlapping];
+}
+
 export function findMatch(text: string, oldString: string, replaceAll: boolean): MatchResult {
-  const exact = findOccurrences(text, oldString);
+  const exact = occurrencesForUniqueness(text, oldString, replaceAll);
   if (exact.length === 1 || (exact.length > 1 && replaceAll)) {
     return {kind: 'found', spans: exact.map(start => ({start, end: start + oldString.length})), strategy: null};
   }
@@ -47,7 +58,7 @@ export function findMatch(text: string, oldString: string, replaceAll: boolean):
     const needle = normalize(oldString, level).text;
     if (needle.trim() === '') continue;
     const haystack = normalize(text, level);
-    const hits = findOccurrences(haystack.text, needle);
+    const hits = occurrencesForUniqueness(haystack.text, needle, replaceAll);
     if (hits.length === 0) continue;
     const spans = hits.map(hit => ({start: haystack.toOriginal(hit), end: haystack.toOriginal(hit + needle.length - 1) + 1}));
     if (hits.length > 1) {

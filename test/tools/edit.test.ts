@@ -135,6 +135,18 @@ describe('edit', () => {
     expect(await readFile(file, 'utf8')).toBe('x = 9\ny = 2\nx = 1\t\n');
   });
 
+  test('overlapping occurrences count as two: the edit does not guess which one was meant', async () => {
+    // "}\n}" sits at lines 2-3 and at lines 3-4; a left-to-right scan used to see only the first.
+    const content = 'f() {\n}\n}\n}\n';
+    const {ctx, file} = await readFileInWorkspace(content);
+    const result = await editTool.run({path: 'f.txt', old_string: '}\n}', new_string: '}'}, ctx, never);
+    expect(result).toMatchObject({isError: true, code: 'multiple-matches'});
+    expect(result.content).toContain('at lines 2, 3');
+    const tolerant = await editTool.run({path: 'f.txt', old_string: '}  \n}', new_string: '}'}, ctx, never);
+    expect(tolerant).toMatchObject({isError: true, code: 'multiple-matches'});
+    expect(await readFile(file, 'utf8')).toBe(content);
+  });
+
   test('preview is byte for byte what run writes, and editable is the new file', async () => {
     const {ctx, file} = await readFileInWorkspace('a\r\nb\r\n');
     const preview = await editTool.preview({path: 'f.txt', old_string: 'b', new_string: 'c'}, ctx);
