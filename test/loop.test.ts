@@ -62,7 +62,23 @@ function testTools(ran: string[]) {
       throw new Error('kaboom');
     },
   });
-  return createToolRegistry([readTool, note, wait, boom]);
+  // A write tool whose outside check throws (a bug): the loop must not take that for "inside".
+  const shaky = defineTool({
+    name: 'shaky',
+    kind: 'write',
+    description: 'A write whose outside check fails.',
+    schema: z.object({}),
+    keyArg: () => '',
+    isOutside: async () => {
+      throw new Error('cannot tell');
+    },
+    preview: async () => ({title: 'shaky', outside: true}),
+    run: async () => {
+      ran.push('shaky');
+      return {content: 'wrote', isError: false};
+    },
+  });
+  return createToolRegistry([readTool, note, wait, boom, shaky]);
 }
 
 let server: OpenAiServer | undefined;
@@ -300,6 +316,15 @@ describe('runAgent', () => {
     const tools = result.requests()[1]!.messages.filter(m => m.role === 'tool');
     expect(tools[0]!.content).toContain('alpha');
     expect(tools[1]!.content).toMatch(/not run.*--approval-mode auto-edit/);
+  });
+
+  test('a tool whose outside check throws is treated as outside: yolo still asks, print mode refuses', async () => {
+    const asked = await run([sse.toolCall('shaky', {}), sse.text('ok')], {modeValue: 'yolo', approve: () => ({kind: 'no'})});
+    expect(asked.asked.map(request => request.name)).toEqual(['shaky']);
+    expect(asked.ran).toEqual([]);
+    const refused = await run([sse.toolCall('shaky', {}), sse.text('ok')], {modeValue: 'yolo', canAsk: false});
+    expect(refused.ran).toEqual([]);
+    expect(refused.requests()[1]!.messages.at(-1)!.content).toMatch(/outside the workspace/);
   });
 
   test('plan mode offers read tools only and refuses the others', async () => {

@@ -226,7 +226,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     const ctx = options.context;
 
     const mode = options.mode();
-    const outside = await guard(() => tool.isOutside(args, ctx), false);
+    // Fail closed: when nib cannot tell where a call reaches, it is treated as outside.
+    const outside = await guard(() => tool.isOutside(args, ctx), true);
     const verdict = judgeCall({
       kind: tool.kind,
       mode,
