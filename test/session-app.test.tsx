@@ -181,3 +181,32 @@ test('/clear goes on in a new session log; the old one stays whole', async () =>
   const sessions = await listSessions(app.session.dir);
   expect(sessions.map(s => s.firstPrompt).sort()).toEqual(['after clear', 'before clear']);
 });
+
+test('/compact summarises the older turns through the model; the next request carries the summary', async () => {
+  const app = await start([
+    sse.text('Answer one, with some detail about the first question.'),
+    sse.text('Answer two, with some detail about the second question.'),
+    sse.text('Answer three.'),
+    sse.text('They asked two questions about the project and got detailed answers.'),
+    sse.text('After compaction.'),
+  ]);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  for (const [prompt, answer] of [['first question', 'Answer one'], ['second question', 'Answer two'], ['third question', 'Answer three.']] as const) {
+    await app.type(prompt, keys.enter);
+    await waitFor(() => expect(app.screen()).toContain(answer));
+    await waitFor(() => expect(app.screen()).toContain('enter send'));
+  }
+  await app.type('/compact', keys.enter);
+  await waitFor(() => expect(app.everything()).toMatch(/Compacted: \d+ messages summarised/));
+  const summaryRequest = server!.requests[3]!.body;
+  expect(summaryRequest.messages[1]!.content).toContain('[user]\nfirst question');
+  expect(summaryRequest.tools ?? []).toEqual([]);
+
+  await app.type('go on', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('After compaction.'));
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  const next = server!.requests[4]!.body.messages.map(m => String(m.content));
+  expect(next.some(content => content.includes('They asked two questions'))).toBe(true);
+  expect(next.some(content => content === 'first question')).toBe(false);
+  expect(next.at(-1)).toBe('go on');
+});

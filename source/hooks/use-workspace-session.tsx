@@ -174,7 +174,8 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
         const result = await compactHistory({
           provider: setup.provider,
           history: setup.history,
-          keepTokens: session.tracker.keepTokens,
+          // Asked for by name, so it compacts even a short conversation: keep about its last quarter.
+          keepTokens: Math.min(session.tracker.keepTokens, Math.floor(session.tracker.tokens(setup.history) / 4)),
           signal: new AbortController().signal,
         });
         if (!result.ok) return note(result.error.message);
