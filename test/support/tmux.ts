@@ -16,7 +16,8 @@ import {randomBytes} from 'node:crypto';
 import {fileURLToPath} from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = `${ROOT}dist/cli.js`;
+/** The bundle under test; NIB_TEST_CLI points the tests at another build (e.g. a work-in-progress one). */
+export const CLI = process.env['NIB_TEST_CLI'] ?? `${ROOT}dist/cli.js`;
 
 export type TerminalOptions = {
   /** argv of the program; run directly, not through a shell. */
@@ -38,6 +39,13 @@ export type Terminal = {
   /** Resolves with the screen once `check` holds; rejects with the screen after `timeoutMs`. */
   readonly waitFor: (check: (screen: string) => boolean, options?: {timeoutMs?: number; colors?: boolean}) => Promise<string>;
   readonly waitForText: (text: string | RegExp, options?: {timeoutMs?: number; colors?: boolean}) => Promise<string>;
+  /**
+   * Sends `key` and waits for `check`; sends it again (at most 3 times in all, logging each
+   * retry) if the screen still satisfies `unchanged`, i.e. the key was not taken. Ink subscribes
+   * a new component's key handler in an effect after its first frame is on screen, so a key
+   * sent the instant a prompt appears can land before anyone listens.
+   */
+  readonly press: (key: string, check: () => Promise<boolean>, unchanged: (screen: string) => boolean) => Promise<void>;
   /** A tmux format for the pane, e.g. `#{cursor_flag}` or `#{pane_dead}`. */
   readonly query: (format: string) => Promise<string>;
   readonly close: () => Promise<void>;
@@ -85,6 +93,19 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
     waitFor,
     waitForText: (text, waitOptions) =>
       waitFor((screen) => (typeof text === 'string' ? screen.includes(text) : text.test(screen)), waitOptions),
+    press: async (key, check, unchanged) => {
+      for (let attempt = 1; ; attempt++) {
+        await tmux(socket, ['send-keys', '-t', target, key]);
+        const deadline = Date.now() + 1500;
+        while (Date.now() < deadline) {
+          if (await check()) return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const screen = await capture();
+        if (attempt >= 3 || !unchanged(screen)) throw new Error(`key ${key} had no effect; the screen:\n${screen}`);
+        console.warn(`tmux: key ${key} was not taken, sending it again (attempt ${attempt + 1})`);
+      }
+    },
     query: async (format) => (await tmux(socket, ['display-message', '-p', '-t', target, format])).trim(),
     close: async () => {
       await tmux(socket, ['kill-server']).catch(() => {

@@ -16,6 +16,8 @@ export type NibSession = {
   readonly workspace: string;
   readonly home: string;
   readonly read: (path: string) => Promise<string>;
+  /** Polls a workspace file until `check` holds; the error shows the file and the screen. */
+  readonly waitForFile: (path: string, check: (text: string) => boolean, timeoutMs?: number) => Promise<string>;
   readonly close: () => Promise<void>;
 };
 
@@ -68,6 +70,17 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
     workspace,
     home,
     read: (path) => readFile(join(workspace, path), 'utf8'),
+    waitForFile: async (path, check, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const text = await readFile(join(workspace, path), 'utf8').catch((error: Error) => `<${error.message}>`);
+        if (check(text)) return text;
+        if (Date.now() > deadline) {
+          throw new Error(`timed out waiting for ${path}; it holds:\n${text}\nthe screen:\n${await term.capture()}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     close: async () => {
       await term.close();
       await server.close();
@@ -75,18 +88,6 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
       await rm(home, {recursive: true, force: true, maxRetries: 5});
     },
   };
-}
-
-/** Polls a file until `check` holds (the write lands after the keypress, asynchronously). */
-export async function waitForFile(read: () => Promise<string>, check: (text: string) => boolean, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    last = await read().catch(() => '');
-    if (check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for the file; it holds:\n${last}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 export const numbered = (count: number) => Array.from({length: count}, (_, index) => `line ${index + 1}\n`).join('');

@@ -1,0 +1,53 @@
+import {afterEach, beforeAll, describe, expect, test} from 'vitest';
+import {sse} from '../support/sse.js';
+import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+
+// Interrupting and leaving, in a real terminal.
+
+const IDLE = 'ask nib to do something';
+
+let session: NibSession | undefined;
+beforeAll(ensureBuilt);
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+});
+
+describe('keys in a real terminal', () => {
+  test('Esc during a slow 10,000-token answer brings the prompt back at once', async () => {
+    const answer = Array.from({length: 10_000}, (_, index) => `w${index % 10} `).join('');
+    // One token per write, 2 ms apart: the stream would take 20 s or more to finish.
+    session = await startNib({script: [sse.slow(sse.text(answer, {chunkSize: 3}), 2)], args: ['talk for a long time']});
+    const {term} = session;
+    await term.waitForText('w5 w6');
+    expect(await term.capture()).not.toContain(IDLE);
+    const pressed = performance.now();
+    await term.send('Escape');
+    const screen = await term.waitForText(IDLE, {timeoutMs: 5000});
+    const elapsed = performance.now() - pressed;
+    console.log(`Esc to prompt back: ${elapsed.toFixed(0)} ms (includes tmux send/capture round trips)`);
+    // The issue's goal is 300 ms; on a shared two-core machine the bound here is generous.
+    expect(elapsed).toBeLessThan(1500);
+    expect(screen).toMatch(/interrupted/i);
+  });
+
+  test('Ctrl+C twice exits and the terminal is restored (cooked mode, echo, cursor)', async () => {
+    session = await startNib({
+      script: [],
+      shell: '"$@"; echo "nib exited with $?"; stty -a; exec sleep 60',
+    });
+    const {term} = session;
+    await term.waitForText(IDLE);
+    await term.send('C-c');
+    // As a person would: the second press after the first has registered.
+    await term.waitForText(/again to exit/i);
+    await term.send('C-c');
+    const screen = await term.waitForText(/nib exited with \d+/);
+    expect(screen).toMatch(/nib exited with 0/);
+    const stty = screen.slice(screen.indexOf('nib exited'));
+    expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+    expect(stty).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(stty).not.toMatch(/-icanon|(^|\s)-echo(\s|$)/m);
+    expect(await term.query('#{cursor_flag}')).toBe('1');
+  });
+});
