@@ -58,6 +58,23 @@ describe('read', () => {
     expect(result.content).toBe(`     1\t${'z'.repeat(2000)} … [line cut: 500 more characters]`);
   });
 
+  test('a long line across many chunks: cut once, counted exactly, CR and BOM not counted', async () => {
+    const root = await tempDir();
+    const long = 'q'.repeat(200_000);
+    await writeFile(path.join(root, 'crlf.txt'), `\uFEFF${long}\r\nshort\r\n${long}`);
+    const result = await readTool.run({path: 'crlf.txt'}, contextFor(root), never);
+    const cut = `${'q'.repeat(2000)} … [line cut: 198000 more characters]`;
+    expect(result.content).toBe(`     1\t${cut}\n     2\tshort\n     3\t${cut}`);
+  });
+
+  test('a 40 MB file on one line is read in one linear pass', {timeout: 10_000}, async () => {
+    // Generous bound: the old reader re-split the growing line per 64 KiB chunk and took ~16 s here.
+    const root = await tempDir();
+    await writeFile(path.join(root, 'min.js'), 'm'.repeat(40_000_000));
+    const result = await readTool.run({path: 'min.js'}, contextFor(root), never);
+    expect(result.content).toBe(`     1\t${'m'.repeat(2000)} … [line cut: 39998000 more characters]`);
+  });
+
   test('binary and non-UTF-8 files get clear refusals', async () => {
     const root = await tempDir();
     await writeFile(path.join(root, 'bin.dat'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
