@@ -42,7 +42,7 @@ test('personal file first, then git root down to cwd, nearest last; CLAUDE.md on
     `--- ${join(repo, 'pkg', 'app', 'AGENTS.md')} ---\napp rules`,
   ].join('\n\n'));
 
-  const prompt = buildSystemPrompt({cwd: repo, platform: 'linux', date: new Date(0), tools: [], mode: 'ask', instructions: found.text});
+  const prompt = buildSystemPrompt({cwd: repo, platform: 'linux', date: new Date(0), tools: [], instructions: found.text});
   expect(prompt).toContain(`--- ${join(repo, 'pkg', 'app', 'AGENTS.md')} ---\napp rules`);
 });
 

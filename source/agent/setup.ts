@@ -58,8 +58,8 @@ export async function setupAgent(
     cwd: root.value,
     platform: process.platform,
     date: options.now?.() ?? new Date(),
-    tools: loopTools.definitions({mode: config.approvalMode}).map(d => d.function.name),
-    mode: config.approvalMode,
+    // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
+    tools: loopTools.definitions({mode: 'ask'}).map(d => d.function.name),
     ...(options.instructions ? {instructions: options.instructions} : {}),
   });
   return {

@@ -1,14 +1,14 @@
-import type {ApprovalMode} from './approval.js';
-
 export type SystemPromptInput = {
   cwd: string;
   /** e.g. `linux`, `darwin` (process.platform). */
   platform: string;
   /** Today, as the person's clock has it. */
   date: Date;
-  /** Tool names offered to the model. */
+  /**
+   * Every tool nib has, whatever the approval mode: the prompt is written once per session and
+   * the person can switch modes mid-session, so it must not describe the mode nib started in.
+   */
   tools: readonly string[];
-  mode: ApprovalMode;
   /** Project instructions (AGENTS.md and the like), already labelled with their paths. */
   instructions?: string;
 };
@@ -38,9 +38,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     '- Paths are relative to the working directory. Stay inside it unless asked.',
     '- Answers are read in a terminal: be short and direct, use Markdown sparingly, and show code only when it helps.',
   );
-  if (input.mode === 'plan') {
-    lines.push('', 'Plan mode is on: only read tools run. Investigate, then describe the changes you propose; do not try to make them.');
-  }
+  lines.push(
+    '- In plan mode (the user can switch it on and off) only the read tools are offered: investigate, then describe the changes you propose instead of making them.',
+  );
   if (input.instructions?.trim()) {
     lines.push('', 'Project instructions:', input.instructions.trim());
   }
