@@ -69,6 +69,7 @@ export class WorkspaceSession {
   private snapshotNotice: string | null = null;
   private undoNote: string | null = null;
   private warming: Promise<void> | null = null;
+  private snapshotting: Promise<void> = Promise.resolve();
   private logProblem: string | null = null;
   private logFailed = false;
 
@@ -179,6 +180,7 @@ export class WorkspaceSession {
 
   /** /clear: the conversation starts over in a new log (the old one stays resumable). */
   async startFresh(model: string): Promise<void> {
+    await this.snapshotting;
     await this.guardLog(() => this.log.close());
     this.log = SessionLog.create({dir: this.dir, cwd: this.root, model, redact: this.redact});
     this.loaded = null;
@@ -190,6 +192,7 @@ export class WorkspaceSession {
 
   /** Switches to another session of this workspace (/resume inside the TUI). */
   async switchTo(loaded: LoadedSession): Promise<void> {
+    await this.snapshotting;
     await this.guardLog(() => this.log.close());
     this.log = SessionLog.reopen(loaded, {redact: this.redact});
     this.loaded = loaded;
@@ -243,6 +246,7 @@ export class WorkspaceSession {
    * Call planUndo first to show the diff and the conflicts, and ask.
    */
   async undo(turn?: number): Promise<{ok: true; value: {turn: number; restored: string[]; deleted: string[]}} | {ok: false; error: string}> {
+    await this.snapshotting;
     const target = this.beforeSnapshot(turn);
     if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
     const store = await this.snapshotStore();
@@ -256,6 +260,7 @@ export class WorkspaceSession {
 
   /** The diff /undo would apply and the files the person changed since the agent's last turn. */
   async planUndo(turn?: number) {
+    await this.snapshotting;
     const target = this.beforeSnapshot(turn);
     if (!target) return {ok: false as const, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
     const store = await this.snapshotStore();
@@ -266,6 +271,7 @@ export class WorkspaceSession {
 
   /** Everything changed in the workspace since this session's first snapshot (/diff). */
   async diffSinceStart() {
+    await this.snapshotting;
     const first = this.firstSnapshot();
     if (!first) return {ok: false as const, error: 'No snapshot yet: nothing has been changed in this session.'};
     const store = await this.snapshotStore();
@@ -304,10 +310,21 @@ export class WorkspaceSession {
   }
 
   async close(): Promise<void> {
+    await this.snapshotting;
     await this.guardLog(() => this.log.close());
   }
 
-  private async snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
+  /**
+   * Snapshots run one at a time, in call order: the TUI does not wait for a turn's closing
+   * snapshot before giving the prompt back, and the next turn's (or /undo's) waits for it here.
+   */
+  private snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
+    const next = this.snapshotting.then(() => this.takeSnapshot(turn, phase));
+    this.snapshotting = next.catch(() => {});
+    return next;
+  }
+
+  private async takeSnapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
     await this.warming;
     const store = await this.snapshotStore();
     if (!store) return;

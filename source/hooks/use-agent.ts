@@ -122,7 +122,8 @@ export function useAgent(options: UseAgentOptions): Agent {
         dispatch({type: 'turn-end', reason: 'error', at: now()});
       } finally {
         flush();
-        await hooks?.afterTurn(mode.current).catch(() => {}); // only costs /undo's edit warning
+        // Not awaited: the prompt comes back at once; the session runs its snapshots in order.
+        void hooks?.afterTurn(mode.current).catch(() => {}); // a failure only costs /undo's edit warning
         if (controller.current === abort) controller.current = undefined;
         setState(current => ({...current, busy: false}));
       }
