@@ -79,7 +79,7 @@ function textPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream, tools
         stderr.write(`→ ${announce(tools, event.name, event.arguments)}\n`);
         return;
       case 'tool-result':
-        if (event.isError) stderr.write(`  ✗ ${firstLine(event.content)}\n`);
+        if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);
         return;
       case 'retry':
         // The provider's message already says when and which attempt.
@@ -147,6 +147,16 @@ function announce(tools: LoopTools, name: string, raw: string): string {
     if (parsed.ok) return `${name} ${firstLine(tool.keyArg(parsed.value))}`.trimEnd();
   }
   return `${name} ${firstLine(raw)}`.trimEnd();
+}
+
+/**
+ * A failed command's output starts with whatever it printed first ("(no output)", a banner); its
+ * badge summary says what matters: "exit 1 · 2.3 s", "timeout · 120 s". Other tools lead with it.
+ */
+function failureLine(event: Extract<AgentEvent, {type: 'tool-result'}>): string {
+  const detail = event.detail;
+  if (detail && (detail.exitCode !== undefined || detail.signal)) return detail.summary;
+  return firstLine(event.content);
 }
 
 function firstLine(text: string): string {

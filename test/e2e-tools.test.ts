@@ -85,6 +85,17 @@ describe('tools through nib -p', () => {
     expect(toolResults()[0]).toContain('from-bash-42');
   });
 
+  test('a failing or timed-out command says so on stderr, not its first output line', async () => {
+    const result = await nib(
+      [sse.toolCall('bash', {command: 'echo all good so far; exit 3'}), sse.toolCall('bash', {command: 'sleep 30', timeout: 0.5})],
+      'yolo',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/✗ exit 3 · [\d.]+ s\n/);
+    expect(result.stderr).toMatch(/✗ timeout · [\d.]+ s\n/);
+    expect(result.stderr).not.toContain('✗ all good so far');
+  });
+
   test('bash in the default ask mode is refused, not run', async () => {
     const result = await nib([sse.toolCall('bash', {command: 'touch should-not-exist'})]);
     expect(result.code).toBe(0);
