@@ -237,6 +237,19 @@ describe('sse parser', () => {
     ]);
   });
 
+  it('splits a large read with mixed line ends in one linear pass', {timeout: 10_000}, () => {
+    // Generous bound: the old scan looked for the next \r from every line to the end (6.7 s here).
+    const event = 'data: {"choices":[{"delta":{"content":"abcd"}}]}\n\n';
+    const body = `data: x\r\n\r\ndata: y\r\r${event.repeat(100_000)}data: z\r\n\r\n`;
+    const events = createSseParser().feed(body);
+    expect(events).toHaveLength(100_003);
+    expect(events.slice(0, 2)).toEqual([
+      {event: null, data: ['x']},
+      {event: null, data: ['y']},
+    ]);
+    expect(events.at(-1)).toEqual({event: null, data: ['z']});
+  });
+
   it('keeps the event name and drops comments, id and retry fields', () => {
     const parser = createSseParser();
     expect(parser.feed(': ping\nid: 4\nretry: 10\nevent: error\ndata:{"x":1}\n\n')).toEqual([
