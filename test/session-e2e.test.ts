@@ -1,7 +1,7 @@
-import {mkdir, readdir, readFile, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {dataDir, latestSession, sessionsDir} from '../source/agent/session.js';
+import {dataDir, latestSession, listSessions, sessionsDir} from '../source/agent/session.js';
 import {historyProblem, startOpenAiServer, type OpenAiServer} from './support/openai-server.js';
 import {TEST_API_KEY, createSandbox, filesContaining, runNib, startNib, type Sandbox} from './support/nib-process.js';
 import {sse} from './support/sse.js';
@@ -58,9 +58,10 @@ test('-p then --continue -p carries the conversation; --resume ID picks a sessio
 
   const fresh = await server([sse.text('new one')]);
   expect((await runNib(sandbox, args(fresh.url, '-p', 'unrelated'))).code).toBe(0);
-  const [firstId] = (await readdir(sessionDir())).sort();
+  // Ids sort by the second they were made in; two runs can share one, so find it by its prompt.
+  const firstId = (await listSessions(sessionDir())).find(s => s.firstPrompt === 'remember 42')!.id;
   const third = await server([sse.text('ok')]);
-  const three = await runNib(sandbox, args(third.url, '--resume', firstId!.replace(/\.jsonl$/, ''), '-p', 'again'));
+  const three = await runNib(sandbox, args(third.url, '--resume', firstId, '-p', 'again'));
   expect(three.code).toBe(0);
   expect(third.requests[0]!.body.messages.map(m => m.content)).toContain('what was it?');
 

@@ -128,7 +128,7 @@ export function sessionsDir(data: string, realRoot: string): string {
   return join(sessionsRoot(data), workspaceKey(realRoot));
 }
 
-/** Sortable by creation time, unique enough for one person's machine. */
+/** Sortable by the second it was made in (then random), unique enough for one person's machine. */
 export function newSessionId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${randomBytes(3).toString('hex')}`;
