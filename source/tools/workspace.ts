@@ -166,7 +166,9 @@ export async function writeAtomic(target: string, bytes: Uint8Array, options: At
   } catch (error) {
     return fail('io', `Cannot create directory ${directory}: ${errorMessage(error)}`);
   }
-  const temp = path.join(directory, `.${path.basename(target)}.nib-${randomBytes(6).toString('hex')}.tmp`);
+  // Only the start of the name: a target near the 255-byte name limit would otherwise get a temp
+  // name over it (ENAMETOOLONG). 32 characters are at most 96 UTF-8 bytes.
+  const temp = path.join(directory, `.${path.basename(target).slice(0, 32)}.nib-${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
     try {

@@ -51,6 +51,15 @@ describe('writeAtomic', () => {
     expect(await readdir(root)).toEqual(['f']);
   });
 
+  test('a file name at the 255-byte limit can still be written (the temp name is shortened)', async () => {
+    const root = await tempDir();
+    const file = path.join(root, `${'n'.repeat(251)}.txt`);
+    const written = await writeAtomic(file, Buffer.from('long name'));
+    expect(written.ok).toBe(true);
+    expect(await readFile(file, 'utf8')).toBe('long name');
+    expect(await readdir(root)).toEqual([path.basename(file)]);
+  });
+
   test('a failure between temp write and rename leaves the original bytes and no temp file', async () => {
     const root = await tempDir();
     const file = path.join(root, 'f');
