@@ -94,6 +94,13 @@ describe('resolveConfig', () => {
     expect(broken).toEqual({ok: false, error: expect.stringContaining(`${path}: not valid JSON`)});
   });
 
+  test('broken JSON around an unquoted key does not quote the key back', async () => {
+    const key = 'sk-unquoted-0123456789abcdef';
+    const path = await writeConfig(`{"model": "m", "apiKey": ${key}}`);
+    const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(result).toEqual({ok: false, error: `${path}: not valid JSON (Unexpected token 's')`});
+  });
+
   test('falls back to ~/.config when XDG_CONFIG_HOME is unset', async () => {
     await mkdir(join(home, '.config', 'nib'), {recursive: true});
     await writeFile(join(home, '.config', 'nib', 'config.json'), '{"model": "home-model"}');

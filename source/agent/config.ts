@@ -74,7 +74,10 @@ export async function readConfigFile(path: string): Promise<Result<ConfigFile>> 
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return {ok: false, error: `${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`};
+    // V8 quotes the text around some errors ('Unexpected token 's', ..."apiKey": sk-12345"...'):
+    // with an unquoted key that is the key itself, so the quote is dropped.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/,\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
+    return {ok: false, error: `${path}: not valid JSON (${reason})`};
   }
   const parsed = ConfigFileSchema.safeParse(json);
   if (parsed.success) return {ok: true, value: parsed.data};
