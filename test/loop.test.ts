@@ -380,6 +380,18 @@ describe('runAgent', () => {
     expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'aborted'}]);
   });
 
+  test('finish_reason "length" or "content_filter": the partial text is kept, no call runs, the turn fails and says why', async () => {
+    const truncated = await run([sse.toolCalls([{name: 'note', arguments: '{"text": "trunc'}], {text: 'Let me note', finishReason: 'length'})]);
+    expect(truncated.ran).toEqual([]);
+    expect(ofType(truncated.events, 'error')).toMatchObject([{message: expect.stringMatching(/cut off.*output token limit/)}]);
+    expect(ofType(truncated.events, 'turn-end')).toMatchObject([{reason: 'error'}]);
+    expect(truncated.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'Let me note'});
+    const filtered = await run([sse.text('Half an ans', {finishReason: 'content_filter'})]);
+    expect(ofType(filtered.events, 'error')).toMatchObject([{message: expect.stringMatching(/content filter/)}]);
+    expect(ofType(filtered.events, 'turn-end')).toMatchObject([{reason: 'error'}]);
+    expect(filtered.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'Half an ans'});
+  });
+
   test('a stream cut mid-way keeps the partial text, runs no tool call, and ends in error', async () => {
     const cut = sse.toolCalls([{name: 'note', arguments: {text: 'never'}}], {text: 'Partial words here'});
     const result = await run([sse.reset(cut, sse.bodyOf(cut).indexOf('"note"') + 20)]);

@@ -109,6 +109,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     }
     turn ??= failedTurn('The provider ended without a result.');
     if (turn.usage) yield {type: 'usage', usage: turn.usage};
+    turn = withCutOffError(turn);
 
     if (
       turn.error !== null && !signal.aborted && options.compaction && !overflowRetried &&
@@ -342,6 +343,22 @@ function ensureNewline(text: string): string {
 
 function reasoningOf(turn: AssistantTurn): {reasoning?: string} {
   return turn.reasoning ? {reasoning: turn.reasoning} : {};
+}
+
+/**
+ * A turn the server stopped before the model finished is cut off, whatever else it says: the
+ * answer is incomplete and the last tool call's arguments may be truncated. It is failed like a
+ * dropped stream (text kept, no call run) rather than passed off as a finished answer.
+ */
+function withCutOffError(turn: AssistantTurn): AssistantTurn {
+  if (turn.error !== null) return turn;
+  if (turn.finishReason === 'length') {
+    return {...turn, error: 'The answer was cut off: the model reached its output token limit (finish_reason "length"). Ask for a shorter answer or fewer changes at once.'};
+  }
+  if (turn.finishReason === 'content_filter') {
+    return {...turn, error: "The answer was stopped by the provider's content filter (finish_reason \"content_filter\")."};
+  }
+  return turn;
 }
 
 function failedTurn(error: string): AssistantTurn {
