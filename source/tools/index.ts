@@ -44,8 +44,6 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
  * holds no mutable state, so sharing it is safe.
  */
 export const defaultRegistry: ToolRegistry = createToolRegistry();
-export const definitions = defaultRegistry.definitions;
-export const get = defaultRegistry.get;
 
 export function createToolSession(): ToolSession {
   return {reads: new Map()};

@@ -1,6 +1,6 @@
 import {createHash, randomBytes} from 'node:crypto';
 import {constants, type Stats} from 'node:fs';
-import {lstat, mkdir, open, readFile, realpath, rename, stat, unlink} from 'node:fs/promises';
+import {mkdir, open, readFile, realpath, rename, stat, unlink} from 'node:fs/promises';
 import {homedir} from 'node:os';
 import path from 'node:path';
 import type {ReadRecord, ToolResult, ToolSession} from './types.js';
@@ -82,14 +82,6 @@ export function specialFileReason(real: string, stats: Stats | null): string | n
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device file';
   return null;
-}
-
-export async function statOrNull(file: string): Promise<Stats | null> {
-  try {
-    return await stat(file);
-  } catch {
-    return null;
-  }
 }
 
 export function hashBytes(bytes: Uint8Array): string {
@@ -211,15 +203,6 @@ export async function commitWrite(session: ToolSession, write: FileWrite): Promi
   if (!written.ok) return written;
   recordRead(session, write.resolved.real, {size: written.value.size, mtimeMs: written.value.mtimeMs, hash: hashBytes(write.bytes)});
   return {ok: true, value: undefined};
-}
-
-/** lstat without throwing: whether a path itself is a symlink matters for listing and walking. */
-export async function lstatOrNull(file: string): Promise<Stats | null> {
-  try {
-    return await lstat(file);
-  } catch {
-    return null;
-  }
 }
 
 export function isCode(error: unknown, code: string): boolean {
