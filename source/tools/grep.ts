@@ -1,4 +1,4 @@
-import {constants, readFileSync} from 'node:fs';
+import {constants, readFileSync, type Stats} from 'node:fs';
 import {access, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {createInterface} from 'node:readline';
@@ -9,7 +9,7 @@ import {LIMITS} from '../agent/limits.js';
 import {defineTool, type ToolContext, type ToolResult} from './types.js';
 import {Collector, type FileHits} from './grep-collect.js';
 import {ancestorsWithin, walk} from './walk.js';
-import {displayPath, errorMessage, errorResult, fail, resolvePath, type Result} from './workspace.js';
+import {displayPath, errorMessage, errorResult, fail, resolvePath, specialFileReason, type Result} from './workspace.js';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Regular expression to search for (ripgrep syntax; keep to the common subset).'),
@@ -77,12 +77,19 @@ export function createGrepTool(options: GrepToolOptions = {}) {
 
 async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg: string | null, maxLineChars: number): Promise<ToolResult> {
   const resolved = await resolvePath(ctx.root, args.path ?? '.');
-  let isDirectory: boolean;
+  let stats: Stats;
   try {
-    isDirectory = (await stat(resolved.real)).isDirectory();
+    stats = await stat(resolved.real);
   } catch {
     return errorResult({code: 'not-found', message: `${resolved.display} does not exist. Check the path (list can show what is there).`});
   }
+  // Named directly, a FIFO or /dev/zero never ends: both rg and the walker would read it forever.
+  // Inside a searched directory they are skipped anyway (neither searches non-regular files).
+  const special = specialFileReason(resolved.real, stats);
+  if (special) {
+    return errorResult({code: 'special-file', message: `${resolved.display} is ${special}; grep searches regular files and directories.`});
+  }
+  const isDirectory = stats.isDirectory();
   const dir = isDirectory ? resolved.real : path.dirname(resolved.real);
   const search: Search = {
     dir,

@@ -75,7 +75,9 @@ async function realpathOfNearest(absolute: string): Promise<string> {
  * writer) or lie about their size (/proc): reading one would hang nib or flood the model.
  */
 export function specialFileReason(real: string, stats: Stats | null): string | null {
-  if (real === '/dev' || real.startsWith('/dev/')) return 'a device file';
+  // /dev/shm is an ordinary tmpfs (a workspace may live there); the type check below still applies.
+  const isShm = real === '/dev/shm' || real.startsWith('/dev/shm/');
+  if (!isShm && (real === '/dev' || real.startsWith('/dev/'))) return 'a device file';
   if (real === '/proc' || real.startsWith('/proc/') || real.startsWith('/sys/')) return 'a kernel pseudo-file';
   if (!stats) return null;
   if (stats.isFIFO()) return 'a FIFO (named pipe)';

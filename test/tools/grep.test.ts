@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process';
 import {mkdirSync, statfsSync, writeFileSync} from 'node:fs';
 import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
@@ -91,6 +92,17 @@ describe('grep (ripgrep and the built-in walker agree)', () => {
     expect(await builtIn.run({pattern: '(unclosed'}, ctx, never)).toMatchObject({isError: true, code: 'bad-pattern'});
     expect(await createGrepTool({rgPath}).run({pattern: '(unclosed'}, ctx, never)).toMatchObject({isError: true, code: 'bad-pattern'});
     expect(await builtIn.run({pattern: 'x', path: 'nope'}, ctx, never)).toMatchObject({code: 'not-found'});
+  });
+
+  test('a FIFO or a device is refused when named, skipped inside a directory: grep never hangs', async () => {
+    const root = await smallTree();
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    const ctx = contextFor(root);
+    for (const tool of [builtIn, createGrepTool({rgPath})]) {
+      expect(await tool.run({pattern: 'x', path: 'pipe'}, ctx, never)).toMatchObject({isError: true, code: 'special-file'});
+      expect(await tool.run({pattern: 'x', path: '/dev/zero'}, ctx, never)).toMatchObject({isError: true, code: 'special-file'});
+    }
+    expect(await bothWays(root, {pattern: 'again'})).toBe('a.txt:3: hello again');
   });
 
   test('searching outside the workspace is flagged', async () => {

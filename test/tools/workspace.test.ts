@@ -1,7 +1,7 @@
 import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {resolvePath, writeAtomic} from '../../source/tools/workspace.js';
+import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/workspace.js';
 import {useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -37,6 +37,21 @@ describe('workspace confinement', () => {
     await writeFile(path.join(root, 'target'), 't');
     await symlink('target', path.join(root, 'link'));
     expect(await resolvePath(root, 'link')).toMatchObject({outside: false, real: path.join(root, 'target')});
+  });
+});
+
+describe('specialFileReason', () => {
+  test('devices, kernel files and FIFOs are special; a regular file in /dev/shm (tmpfs) is not', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'f');
+    await writeFile(file, 'x');
+    const regular = await stat(file);
+    expect(specialFileReason('/dev/zero', null)).toBe('a device file');
+    expect(specialFileReason('/proc/self/environ', null)).toBe('a kernel pseudo-file');
+    expect(specialFileReason('/dev/shm/work/a.ts', null)).toBeNull();
+    expect(specialFileReason('/dev/shm/work/a.ts', regular)).toBeNull();
+    expect(specialFileReason('/dev/shm/x', await stat('/dev/zero'))).toBe('a device file');
+    expect(specialFileReason(file, regular)).toBeNull();
   });
 });
 
