@@ -1,6 +1,7 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
+import os from 'node:os';
 import {FLAG_HELP, parseFlags, type Flags} from './agent/flags.js';
 import type {Config} from './agent/config.js';
 
@@ -65,7 +66,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
         : 'no prompt on stdin; stdout is not a terminal, so nib runs in print mode (nib -p "...")',
     );
   }
-  const [{setupAgent}, {runPrint}, sessions] = await Promise.all([
+  const [{setupAgent}, {runPrint, EXIT}, sessions] = await Promise.all([
     import('./agent/setup.js'),
     import('./print.js'),
     import('./agent/workspace-session.js'),
@@ -91,23 +92,29 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   if (mayChange) await session.beforeTurn(config.approvalMode);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);
-  // a second one leaves at once.
+  // a second one leaves at once. SIGTERM (`timeout`, CI) and SIGHUP (terminal closed) interrupt
+  // the same way: a command runs in its own process group, which no signal to nib reaches, so
+  // dying on the spot would leave it running with nobody to stop it.
   const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(exitCodeFor(signal));
+    stoppedBy = signal;
     controller.abort();
   };
-  process.on('SIGINT', onSigint);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, onSignal);
   try {
-    return await runPrint(
+    const code = await runPrint(
       config,
       setup.value,
       prompt,
       {stdout: process.stdout, stderr: process.stderr, signal: controller.signal},
       event => session.observe(event, setup.value.history.length),
     );
+    return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
-    process.off('SIGINT', onSigint);
+    for (const signal of signals) process.off(signal, onSignal);
     if (mayChange) await session.afterTurn(config.approvalMode);
     await session.close();
     for (const notice of session.takeNotices()) process.stderr.write(`nib: ${notice}\n`);
@@ -163,6 +170,11 @@ async function readStdin(): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of process.stdin) parts.push(part as Buffer);
   return Buffer.concat(parts).toString('utf8');
+}
+
+/** The shell's convention, 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM. */
+function exitCodeFor(signal: NodeJS.Signals): number {
+  return 128 + (os.constants.signals[signal] ?? 2);
 }
 
 function fail(message: string): number {

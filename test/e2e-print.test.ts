@@ -206,6 +206,22 @@ describe('nib -p', () => {
     expect(ps.split('\n').filter(line => line.includes('sleep 31.17'))).toEqual([]);
   });
 
+  test('SIGTERM during a command: the command is stopped too, every call answered, exit 143', async () => {
+    // The command runs in its own process group; nib dying on the spot used to leave it running.
+    server = await startOpenAiServer([sse.toolCall('bash', {command: 'sleep 32.41'}, {id: 'sleepy'})]);
+    const running = startNib(sandbox, ['-p', 'sleep', '--base-url', server.url, '--model', 'm', '--approval-mode', 'yolo', '--output-format', 'json']);
+    await running.waitForStdout(out => out.includes('"type":"tool-start"'));
+    running.child.kill('SIGTERM');
+    const result = await running.done;
+    results.push(result);
+    expect(result.code).toBe(143);
+    const events = jsonEvents(result.stdout);
+    expect(events.filter(e => e.type === 'tool-result').map(e => e.id)).toEqual(['sleepy']);
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'aborted'});
+    const ps = execFileSync('ps', ['-eo', 'args'], {encoding: 'utf8'});
+    expect(ps.split('\n').filter(line => line.includes('sleep 32.41'))).toEqual([]);
+  });
+
   test('config problems: one line naming the fix, exit 1, no request', async () => {
     server = await startOpenAiServer([]);
     const noKey = await runNib(sandbox, ['-p', 'hi', '--model', 'm', '--base-url', 'https://api.example.com/v1'], {
