@@ -97,10 +97,9 @@ export function createOutputForwarder(
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
+  const send = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    pending += decoder.end();
     if (pending === '') return;
     const text = pending.length > maxChunk ? `…${pending.slice(-maxChunk)}` : pending;
     pending = '';
@@ -110,8 +109,13 @@ export function createOutputForwarder(
     write: chunk => {
       pending += decoder.write(chunk);
       if (pending.length > maxChunk * 2) pending = pending.slice(-maxChunk);
-      timer ??= setTimeout(flush, intervalMs);
+      timer ??= setTimeout(send, intervalMs);
     },
-    flush,
+    // Only the last flush ends the decoder: ending it on every tick turned a character split
+    // between two reads into two U+FFFD.
+    flush: () => {
+      pending += decoder.end();
+      send();
+    },
   };
 }

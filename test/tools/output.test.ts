@@ -1,0 +1,40 @@
+import {readFile} from 'node:fs/promises';
+import {afterEach, describe, expect, test, vi} from 'vitest';
+import {createOutputForwarder, OutputKeeper} from '../../source/tools/output.js';
+import {useTempDirs} from './helpers.js';
+
+const tempDir = useTempDirs();
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('createOutputForwarder', () => {
+  test('a character split across reads, with a tick between them, arrives whole', () => {
+    vi.useFakeTimers();
+    const sent: string[] = [];
+    const forward = createOutputForwarder(chunk => sent.push(chunk), 10);
+    const bytes = Buffer.from('aé', 'utf8');
+    forward.write(bytes.subarray(0, 2));
+    vi.advanceTimersByTime(20);
+    forward.write(bytes.subarray(2));
+    vi.advanceTimersByTime(20);
+    forward.flush();
+    expect(sent.join('')).toBe('aé');
+  });
+});
+
+describe('OutputKeeper', () => {
+  test('small output is kept whole; large output keeps head and tail and spills all of it', async () => {
+    const small = new OutputKeeper(4, 4);
+    small.push(Buffer.from('abcdefgh'));
+    expect(small.render()).toBe('abcdefgh');
+
+    const dir = await tempDir();
+    const keeper = new OutputKeeper(4, 4, dir);
+    for (const piece of ['head', '-middle-', 'tail']) keeper.push(Buffer.from(piece));
+    await keeper.close();
+    expect(keeper.render()).toBe(`head\n[… 8 bytes of output dropped; the full output is in ${keeper.spillPath} …]\ntail`);
+    expect(await readFile(keeper.spillPath!, 'utf8')).toBe('head-middle-tail');
+  });
+});
