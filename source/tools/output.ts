@@ -78,9 +78,10 @@ export class OutputKeeper {
     const tail = tailBuffer.subarray(Math.max(0, tailBuffer.length - this.tailBytes));
     const dropped = this.total - this.headLength - tail.length;
     const where = this.spillPath && !this.spillError ? `; the full output is in ${this.spillPath}` : '';
-    // A cut can fall inside a multi-byte character; drop the broken start rather than show U+FFFD.
+    // A cut can fall inside a multi-byte character; drop the broken ends rather than show U+FFFD.
+    const headText = head.replace(/\uFFFD+$/, '');
     const tailText = tail.toString('utf8').replace(/^\uFFFD+/, '');
-    return `${head}\n[… ${dropped.toLocaleString('en-US')} bytes of output dropped${where} …]\n${tailText}`;
+    return `${headText}\n[… ${dropped.toLocaleString('en-US')} bytes of output dropped${where} …]\n${tailText}`;
   }
 }
 

@@ -37,4 +37,11 @@ describe('OutputKeeper', () => {
     expect(keeper.render()).toBe(`head\n[… 8 bytes of output dropped; the full output is in ${keeper.spillPath} …]\ntail`);
     expect(await readFile(keeper.spillPath!, 'utf8')).toBe('head-middle-tail');
   });
+
+  test('a cut inside a multi-byte character drops the broken bytes at both ends', async () => {
+    const keeper = new OutputKeeper(4, 4, await tempDir());
+    keeper.push(Buffer.from('abcé---------éxyz', 'utf8'));
+    await keeper.close();
+    expect(keeper.render()).toMatch(/^abc\n\[… 11 bytes of output dropped; the full output is in .* …\]\nxyz$/);
+  });
 });
