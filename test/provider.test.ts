@@ -264,6 +264,53 @@ describe('createProvider', () => {
     expect(turn?.text).toBe('one two three four five six');
   });
 
+  it('a server that ignores stream: true and sends one JSON completion still works', async () => {
+    const completion = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Reading both.',
+            tool_calls: [
+              {id: 'c1', type: 'function', function: {name: 'read', arguments: '{"path":"a"}'}},
+              {id: 'c2', type: 'function', function: {name: 'read', arguments: '{"path":"b"}'}},
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: {prompt_tokens: 5, completion_tokens: 7, total_tokens: 12},
+    };
+    const json = {...sse.raw(JSON.stringify(completion)), headers: {'content-type': 'application/json'}};
+    const server = await serve([json]);
+    const {turn, text} = await run(server);
+    expect(turn.error).toBeNull();
+    expect(text).toBe('Reading both.');
+    expect(turn.toolCalls).toEqual([
+      {id: 'c1', name: 'read', arguments: '{"path":"a"}'},
+      {id: 'c2', name: 'read', arguments: '{"path":"b"}'},
+    ]);
+    expect(turn.usage).toEqual({promptTokens: 5, completionTokens: 7, totalTokens: 12});
+  });
+
+  it('a real stream labelled application/json is still read as a stream', async () => {
+    const server = await serve([{...sse.text('streamed anyway'), headers: {'content-type': 'application/json'}}]);
+    const {turn, text} = await run(server);
+    expect(turn.error).toBeNull();
+    expect(text).toBe('streamed anyway');
+  });
+
+  it('an HTML page with status 200 is one clear sentence about the base URL, not retried', async () => {
+    const page = {...sse.raw('<html><head><title>Sign in</title></head><body>…</body></html>'), headers: {'content-type': 'text/html'}};
+    const server = await serve([page, page]);
+    const {turn} = await run(server);
+    expect(server.requests).toHaveLength(1);
+    expect(turn.error).toBe(`${server.url} answered with an HTML page ("Sign in"), not an event stream: check the base URL (it usually ends in /v1)`);
+  });
+
   it('a 400 about stream_options is retried once without it, and remembered', async () => {
     const server = await serve(request =>
       request.body.stream_options ? sse.rejectStreamOptions() : sse.text('fine without usage', {usage: false}),

@@ -33,6 +33,8 @@ export type ProviderOptions = {
   random?: () => number;
 };
 
+/** How much of a body that is not an event stream is kept to explain it (or read it as JSON). */
+const MAX_WHOLE_BODY = 4 * 1024 * 1024;
 /** Longest `Retry-After` nib will sit through; beyond it the person should decide. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
@@ -212,6 +214,13 @@ async function* attemptOnce(
   if (!reader) return attempt({message: `${baseURL} answered with an empty body`, retryable: true});
   const decoder = new TextDecoder();
   const parser = createSseParser();
+  // Not every 200 is an event stream: some servers and proxies ignore `stream: true` and answer
+  // one JSON completion, and a base URL that points at a website gets an HTML page. The body is
+  // kept until the first event, so one with no event at all can be looked at whole. Judged by
+  // content, not content-type: some servers label a real stream application/json.
+  const head: string[] = [];
+  let headLength = 0;
+  let sawEvent = false;
   try {
     for (;;) {
       arm();
@@ -221,9 +230,13 @@ async function* attemptOnce(
       } finally {
         disarm();
       }
-      const events = chunk.done
-        ? [...parser.feed(decoder.decode()), ...parser.end()]
-        : parser.feed(decoder.decode(chunk.value, {stream: true}));
+      const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, {stream: true});
+      if (!sawEvent && headLength < MAX_WHOLE_BODY) {
+        head.push(text);
+        headLength += text.length;
+      }
+      const events = chunk.done ? [...parser.feed(text), ...parser.end()] : parser.feed(text);
+      if (events.length > 0) sawEvent = true;
       for (const event of events) {
         for (const delta of accumulator.pushEvent(event)) yield delta;
       }
@@ -241,6 +254,19 @@ async function* attemptOnce(
     });
   }
 
+  // SSE comments (": keep-alive") alone are a stream that ended early, not another format.
+  const unstreamed = sawEvent ? '' : head.join('').replace(/^:.*$/gm, '').trim();
+  if (unstreamed !== '') {
+    const chunk = completionAsChunk(unstreamed);
+    if (!chunk) {
+      const title = /<title>([^<]*)<\/title>/i.exec(unstreamed)?.[1]?.trim();
+      const what = unstreamed.startsWith('<')
+        ? `an HTML page${title ? ` ("${oneLine(title)}")` : ''}`
+        : `"${oneLine(unstreamed.slice(0, 60))}"`;
+      return attempt({message: `${baseURL} answered with ${what}, not an event stream: check the base URL (it usually ends in /v1)`, retryable: false});
+    }
+    for (const delta of accumulator.pushChunk(chunk)) yield delta;
+  }
   if (accumulator.failed) {
     // The server sent an error object inside a 200 stream (it can fail after starting).
     const turn = accumulator.finish();
@@ -251,6 +277,36 @@ async function* attemptOnce(
     return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
   }
   return attempt(null);
+}
+
+/**
+ * A whole (non-streamed) completion as one stream chunk: each choice's `message` becomes its
+ * `delta`, and tool calls get the `index` a stream would give them. An error body passes through
+ * as is (the accumulator reports it); anything else is null.
+ */
+function completionAsChunk(body: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const record = parsed as Record<string, unknown>;
+  if (record.error !== undefined && record.error !== null) return record;
+  if (!Array.isArray(record.choices)) return null;
+  const choices = record.choices.map((choice: unknown) => {
+    if (typeof choice !== 'object' || choice === null) return choice;
+    const {message, ...rest} = choice as Record<string, unknown>;
+    const delta = typeof message === 'object' && message !== null ? {...(message as Record<string, unknown>)} : {};
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls = delta.tool_calls.map((call: unknown, index) =>
+        typeof call === 'object' && call !== null ? {index, ...(call as Record<string, unknown>)} : call,
+      );
+    }
+    return {...rest, delta};
+  });
+  return {...record, choices};
 }
 
 function abortedFailure(): Failure {
