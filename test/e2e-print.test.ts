@@ -222,6 +222,18 @@ describe('nib -p', () => {
     expect(ps.split('\n').filter(line => line.includes('sleep 32.41'))).toEqual([]);
   });
 
+  test('a command that prints the API key: the key is masked before the model, events or logs see it', async () => {
+    // The key is not in a command's environment, but nib's own is one /proc read away.
+    const result = await nib(
+      [sse.toolCall('bash', {command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI_API_KEY"}, {id: 'env'}), sse.text('done')],
+      ['-p', 'go', '--approval-mode', 'yolo', '--output-format', 'json'],
+    );
+    expect(result.code).toBe(0);
+    const tool = server!.requests[1]!.body.messages.at(-1)!;
+    expect(tool.content).toContain('OPENAI_API_KEY=[redacted]');
+    expect(JSON.stringify(server!.requests[1]!.body)).not.toContain(TEST_API_KEY);
+  });
+
   test('config problems: one line naming the fix, exit 1, no request', async () => {
     server = await startOpenAiServer([]);
     const noKey = await runNib(sandbox, ['-p', 'hi', '--model', 'm', '--base-url', 'https://api.example.com/v1'], {

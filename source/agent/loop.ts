@@ -189,7 +189,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     return true;
   }
 
-  function* answer(call: ToolCall, result: ToolResult): Generator<AgentEvent> {
+  function* answer(call: ToolCall, answered: ToolResult): Generator<AgentEvent> {
+    const redact = options.context.redact;
+    const result = redact ? {...answered, content: redact(answered.content)} : answered;
     yield append({
       type: 'tool-result',
       toolCallId: call.id,
@@ -297,7 +299,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
         return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${messageOf(error)}`};
       }
     })();
-    for await (const chunk of output.drain(running)) yield {type: 'tool-output', id: call.id, chunk};
+    for await (const chunk of output.drain(running)) {
+      yield {type: 'tool-output', id: call.id, chunk: ctx.redact ? ctx.redact(chunk) : chunk};
+    }
     let result = await running;
 
     if (decision.kind === 'edit') result = withEditNote(result, preview, decision);

@@ -67,9 +67,15 @@ export async function setupAgent(
     value: {
       provider,
       tools: loopTools,
-      context: {root: root.value, session: createToolSession()},
+      context: {root: root.value, session: createToolSession(), redact: redactor(config.apiKey)},
       history: [{type: 'system', content: system}],
       alwaysAllowed: new Set(),
     },
   };
+}
+
+/** Replaces every occurrence of the key; short values are left alone (they would mask words). */
+export function redactor(secret: string | undefined): ((text: string) => string) | undefined {
+  if (!secret || secret.length < 8) return undefined;
+  return text => (text.includes(secret) ? text.split(secret).join('[redacted]') : text);
 }

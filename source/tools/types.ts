@@ -51,6 +51,11 @@ export type ToolContext = {
   session: ToolSession;
   /** Streams output while the tool runs (bash). */
   onOutput?: (chunk: string) => void;
+  /**
+   * Masks secrets (the API key) in what a tool returns, before the model, the events and the
+   * session log see it: a command can print the key (`cat /proc/$PPID/environ`, a config file).
+   */
+  redact?: (text: string) => string;
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
