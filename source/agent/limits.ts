@@ -18,6 +18,8 @@ export const LIMITS = {
   /** grep/list: results returned and longest line. */
   grepMaxResults: 100,
   grepMaxLineChars: 500,
+  /** grep: the whole result, whatever max_results and context ask for (1,000 × 41 lines is 20 MB). */
+  grepMaxBytes: 256 * 1024,
   listMaxEntries: 500,
   /** provider: silence on an open stream before nib gives up. */
   idleTimeoutMs: 120_000,

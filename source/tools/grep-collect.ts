@@ -1,3 +1,4 @@
+import {LIMITS} from '../agent/limits.js';
 import type {ToolResult} from './types.js';
 
 /** One file's findings, whichever engine found them. */
@@ -19,7 +20,10 @@ export class Collector {
   totalMatches = 0;
   totalFiles = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly maxBytes: number = LIMITS.grepMaxBytes,
+  ) {}
 
   add(file: string, hits: FileHits): void {
     if (hits.matches === 0) return;
@@ -51,7 +55,9 @@ export class Collector {
     const out: string[] = [];
     let shown = 0;
     let shownFiles = 0;
-    for (const name of [...this.files.keys()].sort(comparePaths)) {
+    let bytes = 0;
+    let cutByBytes = false;
+    files: for (const name of [...this.files.keys()].sort(comparePaths)) {
       if (shown >= this.max) break;
       shownFiles += 1;
       const hits = this.files.get(name)!;
@@ -65,9 +71,15 @@ export class Collector {
         if (!line.isMatch && shown >= this.max && lineNumber > lastMatch + (args.context ?? 0)) break;
         // Without context every line stands alone; with it, `--` separates groups, as in grep.
         const startsGroup = previous === -1 ? out.length > 0 : lineNumber !== previous + 1;
-        if (startsGroup && (args.context ?? 0) > 0) out.push('--');
         const text = line.text.length > maxLineChars ? `${line.text.slice(0, maxLineChars)} … [cut]` : line.text;
-        out.push(`${display}${line.isMatch ? ':' : '-'}${lineNumber}${line.isMatch ? ':' : '-'} ${text}`);
+        const entry = `${display}${line.isMatch ? ':' : '-'}${lineNumber}${line.isMatch ? ':' : '-'} ${text}`;
+        bytes += Buffer.byteLength(entry) + 4;
+        if (bytes > this.maxBytes && shown > 0) {
+          cutByBytes = true;
+          break files;
+        }
+        if (startsGroup && (args.context ?? 0) > 0) out.push('--');
+        out.push(entry);
         previous = lineNumber;
         if (line.isMatch) {
           shown += 1;
@@ -77,9 +89,10 @@ export class Collector {
     }
     const left = this.totalMatches - shown;
     const files = `${this.totalFiles} file${this.totalFiles === 1 ? '' : 's'}`;
+    const limit = cutByBytes ? ` (stopped at the ${this.maxBytes / 1024} KiB output limit)` : '';
     const footer =
       left > 0
-        ? `\n\n[${shown} of ${this.totalMatches} matching lines shown (in ${shownFiles} of ${files}); ${left} left out. Narrow the pattern, path or glob, or raise max_results.]`
+        ? `\n\n[${shown} of ${this.totalMatches} matching lines shown (in ${shownFiles} of ${files})${limit}; ${left} left out. Narrow the pattern, path or glob${cutByBytes ? ', or use less context' : ', or raise max_results'}.]`
         : '';
     return {
       content: out.join('\n') + footer,

@@ -29,4 +29,17 @@ describe('grep result collector', () => {
       expect(result.detail).toEqual({summary: '900 matches', matches: 900});
     }
   });
+
+  test('the whole result stays under the byte limit, whatever max_results and context ask for', () => {
+    // 1,000 matches of 500-character lines with 20 lines of context each came to 20 MB.
+    const lines = new Map<number, {text: string; isMatch: boolean}>();
+    for (let line = 1; line <= 41_000; line += 1) lines.set(line, {text: 'y'.repeat(500), isMatch: line % 41 === 21});
+    const collector = new Collector(1000);
+    collector.add('big.txt', {lines, matches: 1000});
+    const result = collector.render(name => name, 500, {pattern: 'y', context: 20}, '.');
+    expect(Buffer.byteLength(result.content)).toBeLessThan(260 * 1024);
+    expect(result.content.split('\n').at(-1)).toMatch(
+      /^\[\d+ of 1000 matching lines shown \(in 1 of 1 file\) \(stopped at the 256 KiB output limit\); \d+ left out\. Narrow the pattern, path or glob, or use less context\.\]$/,
+    );
+  });
 });
