@@ -3,6 +3,7 @@
 import module from 'node:module';
 import os from 'node:os';
 import {FLAG_HELP, parseFlags, type Flags} from './agent/flags.js';
+import {redact} from './agent/redact.js';
 import type {Config} from './agent/config.js';
 
 // V8 keeps the compiled bundle in Node's on-disk cache (in the temp dir), so later starts skip
@@ -187,12 +188,6 @@ function firstLineOf(error: unknown): string {
   return message.split('\n', 1)[0] ?? '';
 }
 
-/** The key must not leak even through an unexpected error's message. */
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
-  return out;
-}
 
 const secrets = [process.env.OPENAI_API_KEY ?? ''];
 main(process.argv.slice(2), secrets).then(

@@ -13,6 +13,7 @@ import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/co
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from './limits.js';
 import {toWire} from './messages.js';
+import {redact} from './redact.js';
 import {createSseParser} from './sse.js';
 import type {ChatProvider, ChatRequest, ProviderEvent} from './stream.js';
 
@@ -394,11 +395,7 @@ function seconds(ms: number): string {
 
 /** The key never leaves nib in a message, whatever a server echoed back. */
 function scrub(context: Context, message: string): string {
-  return redact(message, context.options.apiKey);
-}
-
-function redact(text: string, key: string): string {
-  return key && key.length >= 8 ? text.split(key).join('[redacted]') : text;
+  return redact(message, [context.options.apiKey]);
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -426,7 +423,7 @@ function readableErrors(inner: typeof fetch, apiKey: string): typeof fetch {
     const response = await inner(input, init);
     if (response.ok) return response;
     // Redacted before anything cuts the text short: a key split by the cut would escape scrub().
-    const text = redact(await response.text().catch(() => ''), apiKey);
+    const text = redact(await response.text().catch(() => ''), [apiKey]);
     const headers = new Headers(response.headers);
     headers.delete('content-length');
     headers.delete('content-encoding');

@@ -1,6 +1,7 @@
 import {realpath, stat} from 'node:fs/promises';
 import type {Config, Result} from './config.js';
 import {readinessProblem} from './config.js';
+import {redact} from './redact.js';
 import type {LoopCompaction, LoopTools} from './loop.js';
 import type {Message} from './messages.js';
 import {createProvider} from './provider.js';
@@ -67,15 +68,9 @@ export async function setupAgent(
     value: {
       provider,
       tools: loopTools,
-      context: {root: root.value, session: createToolSession(), redact: redactor(config.apiKey)},
+      context: {root: root.value, session: createToolSession(), redact: text => redact(text, [config.apiKey])},
       history: [{type: 'system', content: system}],
       alwaysAllowed: new Set(),
     },
   };
-}
-
-/** Replaces every occurrence of the key; short values are left alone (they would mask words). */
-export function redactor(secret: string | undefined): ((text: string) => string) | undefined {
-  if (!secret || secret.length < 8) return undefined;
-  return text => (text.includes(secret) ? text.split(secret).join('[redacted]') : text);
 }
