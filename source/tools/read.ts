@@ -79,16 +79,16 @@ async function runRead(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, li
   });
   if (!page.ok) return errorResult(page.error);
   const {lines, first, totalLines, cutByBytes, size, hash} = page.value;
-  recordRead(ctx.session, resolved.real, {size, mtimeMs: opened.value.mtimeMs, hash});
-
-  if (totalLines === 0) {
-    return {content: `${resolved.display} is empty (0 bytes).`, isError: false, detail: {summary: 'read 0 lines', lines: 0}};
-  }
-  if (lines.length === 0) {
+  // A read that showed nothing (offset past the end) does not count as having seen the file.
+  if (totalLines > 0 && lines.length === 0) {
     return errorResult({
       code: 'offset-past-end',
       message: `offset ${first} is past the end of ${resolved.display}, which has ${totalLines} lines.`,
     });
+  }
+  recordRead(ctx.session, resolved.real, {size, mtimeMs: opened.value.mtimeMs, hash});
+  if (totalLines === 0) {
+    return {content: `${resolved.display} is empty (0 bytes).`, isError: false, detail: {summary: 'read 0 lines', lines: 0}};
   }
   const width = Math.max(6, String(first + lines.length - 1).length);
   const body = lines.map((line, index) => `${String(first + index).padStart(width)}\t${line}`).join('\n');

@@ -26,9 +26,12 @@ describe('read', () => {
     await writeFile(path.join(root, 'n.txt'), Array.from({length: 10}, (_, i) => `line ${i + 1}`).join('\n') + '\n');
     const result = await readTool.run({path: 'n.txt', offset: 4, limit: 2}, contextFor(root), never);
     expect(result.content).toBe('     4\tline 4\n     5\tline 5\n\n[Showing lines 4–5 of 10. To read on, call read with offset=6.]');
-    const past = await readTool.run({path: 'n.txt', offset: 11}, contextFor(root), never);
+    const ctx = contextFor(root);
+    const past = await readTool.run({path: 'n.txt', offset: 11}, ctx, never);
     expect(past.code).toBe('offset-past-end');
     expect(past.content).toContain('10 lines');
+    // It showed no line, so the file does not count as read for the stale-read guard.
+    expect(ctx.session.reads.size).toBe(0);
   });
 
   test('a 10 MB file returns the first page and the note', async () => {
