@@ -56,10 +56,12 @@ export function applyEdit(fileText: string, args: EditArgs, display: string): Re
   }
   if (match.kind === 'multiple') {
     const how = match.strategy ? ` (${STRATEGY_NOTE[match.strategy]})` : '';
-    return fail(
-      'multiple-matches',
-      `old_string occurs ${match.lines.length} times in ${display}${how}, at lines ${match.lines.join(', ')}. Include more surrounding lines in old_string to make it unique, or set replace_all to true to change every occurrence.`,
-    );
+    // Only an exact match can be replaced everywhere; suggesting replace_all when it is already
+    // set would send the model round in a circle.
+    const fix = args.replace_all
+      ? 'replace_all only applies to exact matches: copy old_string exactly as it is in the file, or include more surrounding lines to make it unique.'
+      : 'Include more surrounding lines in old_string to make it unique, or set replace_all to true to change every occurrence.';
+    return fail('multiple-matches', `old_string occurs ${match.lines.length} times in ${display}${how}, at lines ${match.lines.join(', ')}. ${fix}`);
   }
   let spans = match.spans;
   if (match.strategy === 'indentation' && spans.length === 1) {

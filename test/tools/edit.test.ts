@@ -130,6 +130,10 @@ describe('edit', () => {
     expect(ambiguous.content).toContain('after ignoring indentation');
     expect(ambiguous.content).toContain('at lines 1, 3');
     expect(await readFile(file, 'utf8')).toBe(content);
+    const all = await editTool.run({path: 'f.txt', old_string: '  x = 1', new_string: 'x = 2', replace_all: true}, ctx, never);
+    expect(all).toMatchObject({code: 'multiple-matches'});
+    expect(all.content).toContain('replace_all only applies to exact matches');
+    expect(all.content).not.toContain('set replace_all to true');
     const result = await editTool.run({path: 'f.txt', old_string: 'x = 1\ny', new_string: 'x = 9\ny'}, ctx, never);
     expect(result.content).toContain('(strategy: trailing-whitespace)');
     expect(await readFile(file, 'utf8')).toBe('x = 9\ny = 2\nx = 1\t\n');
