@@ -38,6 +38,12 @@ describe('keys in a real terminal', () => {
     });
     const {term} = session;
     await term.waitForText(IDLE);
+    // Input is ready once the app draws a typed key itself; before Ink turns raw mode on, the
+    // terminal is cooked and Ctrl+C would be a SIGINT rather than a key.
+    await term.type('x');
+    await term.waitForText('› x');
+    await term.send('BSpace');
+    await term.waitForText(IDLE);
     await term.send('C-c');
     // As a person would: the second press after the first has registered.
     await term.waitForText(/again to exit/i);
