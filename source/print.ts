@@ -32,7 +32,11 @@ export async function runPrint(
   // A closed stdout (`nib -p ... | head -1`) ends the run quietly instead of crashing on EPIPE.
   const controller = new AbortController();
   const signal = AbortSignal.any([io.signal, controller.signal]);
-  io.stdout.on('error', () => controller.abort());
+  let stdoutClosed = false;
+  io.stdout.on('error', () => {
+    stdoutClosed = true;
+    controller.abort();
+  });
 
   let reason: TurnEndReason = 'error';
   for await (const event of runAgent({
@@ -51,6 +55,12 @@ export async function runPrint(
     signal,
   })) {
     await onEvent?.(event);
+    // The reader went away (`nib -p … | head -1`): it has what it wanted and nobody interrupted,
+    // so no "interrupted" line and no failure code.
+    if (event.type === 'turn-end' && stdoutClosed && !io.signal.aborted) {
+      reason = 'completed';
+      continue;
+    }
     printer(event);
     if (event.type === 'turn-end') reason = event.reason;
   }

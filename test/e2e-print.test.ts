@@ -234,6 +234,17 @@ describe('nib -p', () => {
     expect(JSON.stringify(server!.requests[1]!.body)).not.toContain(TEST_API_KEY);
   });
 
+  test('a reader that stops early (nib -p … | head -1) ends the run quietly with exit 0', async () => {
+    server = await startOpenAiServer([sse.slow(sse.text(`first line\n${'more words '.repeat(400)}`), 5)]);
+    const running = startNib(sandbox, ['-p', 'talk', '--base-url', server.url, '--model', 'm']);
+    await running.waitForStdout(out => out.includes('\n'));
+    running.child.stdout!.destroy();
+    const result = await running.done;
+    results.push(result);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
   test('config problems: one line naming the fix, exit 1, no request', async () => {
     server = await startOpenAiServer([]);
     const noKey = await runNib(sandbox, ['-p', 'hi', '--model', 'm', '--base-url', 'https://api.example.com/v1'], {
