@@ -1,4 +1,4 @@
-import {createTwoFilesPatch, diffArrays} from 'diff';
+import {diffArrays} from 'diff';
 
 export type LineChanges = {added: number; removed: number};
 
@@ -44,17 +44,4 @@ export function countLineChanges(oldText: string | null, newText: string): LineC
 /** "+12 −3": the badge text for a change. */
 export function formatChanges({added, removed}: LineChanges): string {
   return `+${added} −${removed}`;
-}
-
-/** A unified diff, for text surfaces (print mode, logs); the TUI renders hunks itself. */
-export function unifiedDiff(displayPath: string, oldText: string | null, newText: string): string {
-  return createTwoFilesPatch(
-    oldText === null ? '/dev/null' : `a/${displayPath}`,
-    `b/${displayPath}`,
-    oldText ?? '',
-    newText,
-    undefined,
-    undefined,
-    {context: 3},
-  );
 }

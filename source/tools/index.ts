@@ -122,7 +122,7 @@ export {createGrepTool, grepTool} from './grep.js';
 export type {GrepArgs, GrepToolOptions} from './grep.js';
 export {createListTool, listTool} from './list.js';
 export type {ListArgs, ListToolOptions} from './list.js';
-export {countLineChanges, formatChanges, unifiedDiff} from './diff.js';
+export {countLineChanges, formatChanges} from './diff.js';
 export type {LineChanges} from './diff.js';
 export {displayPath, isInside, resolvePath, writeAtomic} from './workspace.js';
 export type {AtomicWriteOptions, ResolvedPath, ToolError} from './workspace.js';
