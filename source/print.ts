@@ -26,8 +26,12 @@ export async function runPrint(
   onEvent?: (event: AgentEvent) => void | Promise<void>,
 ): Promise<number> {
   const out = new CoalescingWriter(io.stdout);
+  // What the model or a file says reaches a terminal only as text: an escape sequence in it could
+  // retitle the window, write the clipboard (OSC 52) or hide lines. A pipe gets the bytes as sent.
+  const answer = isTTY(io.stdout) ? toTerminalText : (text: string) => text;
+  const stderr = {write: (text: string) => io.stderr.write(toTerminalText(text))};
   const printer =
-    config.outputFormat === 'json' ? jsonPrinter(out, io.stderr) : textPrinter(out, io.stderr, setup.tools);
+    config.outputFormat === 'json' ? jsonPrinter(out, stderr) : textPrinter(out, stderr, setup.tools, answer);
 
   // A closed stdout (`nib -p ... | head -1`) ends the run quietly instead of crashing on EPIPE.
   const controller = new AbortController();
@@ -74,7 +78,9 @@ export async function runPrint(
 
 type Printer = (event: AgentEvent) => void;
 
-function textPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream, tools: LoopTools): Printer {
+type TextSink = {write: (text: string) => unknown};
+
+function textPrinter(out: CoalescingWriter, stderr: TextSink, tools: LoopTools, answer: (text: string) => string): Printer {
   // Text said before a tool round and the answer after it would otherwise run together.
   let needsBreak = false;
   return event => {
@@ -82,7 +88,7 @@ function textPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream, tools
       case 'text-delta':
         if (needsBreak && out.wroteText) out.write(out.endsWithNewline ? '\n' : '\n\n');
         needsBreak = false;
-        out.write(event.text);
+        out.write(answer(event.text));
         return;
       case 'tool-call':
         needsBreak = true;
@@ -114,7 +120,7 @@ function textPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream, tools
  * One JSON object per line. Field names are snake_case and stable: scripts depend on them
  * (documented in README.md).
  */
-function jsonPrinter(out: CoalescingWriter, stderr: NodeJS.WritableStream): Printer {
+function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
   const line = (value: Record<string, unknown>) => out.write(`${JSON.stringify(value)}\n`);
   return event => {
     switch (event.type) {
@@ -172,6 +178,14 @@ function failureLine(event: Extract<AgentEvent, {type: 'tool-result'}>): string 
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * Control characters out, except tab and line breaks: ESC starts every terminal escape sequence,
+ * a lone CR lets later text overwrite a line, and C1 controls are escapes on some terminals.
+ */
+export function toTerminalText(text: string): string {
+  return text.replace(/\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g, '');
 }
 
 function isTTY(stream: NodeJS.WritableStream): boolean {
