@@ -392,6 +392,49 @@ describe('runAgent', () => {
     expect(filtered.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'Half an ans'});
   });
 
+  test('an interrupt while a call is being checked: the call does not run and is answered', async () => {
+    // write and edit do not watch the signal; once started they would write after the interrupt.
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const racy = defineTool({
+      name: 'racy',
+      kind: 'write',
+      description: 'Interrupted while its outside check runs.',
+      schema: z.object({}),
+      keyArg: () => '',
+      isOutside: async () => {
+        controller.abort();
+        return false;
+      },
+      preview: async () => ({title: 'racy', outside: false}),
+      run: async () => {
+        ran.push('racy');
+        return {content: 'wrote', isError: false};
+      },
+    });
+    server = await startOpenAiServer([sse.toolCall('racy', {}, {id: 'r1'})]);
+    const history: Message[] = [{type: 'system', content: 'test'}];
+    const events: AgentEvent[] = [];
+    for await (const event of runAgent({
+      provider: createProvider({baseURL: server.url, apiKey: 'test-key', model: 'm'}),
+      tools: createToolRegistry([racy]),
+      context: {root: dir, session: createToolSession()},
+      history,
+      prompt: 'go',
+      mode: () => 'yolo',
+      approve: async () => ({kind: 'yes'}),
+      canAsk: false,
+      alwaysAllowed: new Set(),
+      signal: controller.signal,
+    })) {
+      events.push(event);
+    }
+    expect(ran).toEqual([]);
+    expect(ofType(events, 'tool-start')).toEqual([]);
+    expect(ofType(events, 'tool-result')).toMatchObject([{id: 'r1', isError: true, content: expect.stringMatching(/Interrupted/)}]);
+    expect(ofType(events, 'turn-end')).toMatchObject([{reason: 'aborted'}]);
+  });
+
   test('a stream cut mid-way keeps the partial text, runs no tool call, and ends in error', async () => {
     const cut = sse.toolCalls([{name: 'note', arguments: {text: 'never'}}], {text: 'Partial words here'});
     const result = await run([sse.reset(cut, sse.bodyOf(cut).indexOf('"note"') + 20)]);

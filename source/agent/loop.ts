@@ -286,6 +286,12 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       return;
     }
 
+    // An interrupt that landed while the call was being checked or approved: most tools (write,
+    // edit) do not watch the signal, so this is the last point where "not run" is still true.
+    if (signal.aborted) {
+      yield* answer(call, {isError: true, code: 'interrupted', content: INTERRUPTED});
+      return;
+    }
     yield {type: 'tool-start', id: call.id, name: tool.name, at: now()};
     const output = new OutputQueue();
     const runCtx: ToolContext = {...ctx, onOutput: chunk => output.push(chunk)};
