@@ -111,7 +111,7 @@ async function runCommand(
     detached: true,
   });
   const child = subprocess.nodeChildProcess;
-  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, settings.spillDir);
+  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, settings.spillDir, ctx.redact);
   const forward = createOutputForwarder(ctx.onOutput);
 
   let stopReason: 'timeout' | 'aborted' | null = null;

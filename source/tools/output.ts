@@ -16,6 +16,9 @@ export class OutputKeeper {
   private tailLength = 0;
   private spill: WriteStream | null = null;
   private spillError: string | null = null;
+  /** Spilled text not yet written: the current line, so a secret is never cut in two. */
+  private spillLine = '';
+  private readonly spillDecoder = new StringDecoder('utf8');
   total = 0;
   spillPath: string | null = null;
 
@@ -23,6 +26,8 @@ export class OutputKeeper {
     private readonly headBytes: number,
     private readonly tailBytes: number,
     private readonly spillDir: string = tmpdir(),
+    /** Masks secrets in the spill file (the text for the model is masked by the loop). */
+    private readonly redact: (text: string) => string = text => text,
   ) {}
 
   /** Returns false when the spill file wants the producer to wait for 'drain'. */
@@ -37,10 +42,10 @@ export class OutputKeeper {
     }
     let ready = true;
     if (this.spill) {
-      ready = this.spill.write(chunk);
+      ready = this.writeSpill(chunk);
     } else if (this.total > this.headBytes + this.tailBytes) {
       this.startSpill();
-      for (const part of [...this.head, ...this.tail, rest]) ready = this.spill!.write(part);
+      for (const part of [...this.head, ...this.tail, rest]) ready = this.writeSpill(part);
     }
     if (rest.length > 0) {
       this.tail.push(rest);
@@ -50,6 +55,21 @@ export class OutputKeeper {
       }
     }
     return ready;
+  }
+
+  /**
+   * Masks what is pending, then writes it up to the last line break (a secret holds none): only
+   * the unwritten end can hold the start of a secret still arriving. A line that grows past
+   * 64 KiB goes out but for its last 1 KiB.
+   */
+  private writeSpill(bytes: Buffer, end = false): boolean {
+    this.spillLine = this.redact(this.spillLine + this.spillDecoder.write(bytes) + (end ? this.spillDecoder.end() : ''));
+    let cut = end ? this.spillLine.length : this.spillLine.lastIndexOf('\n') + 1;
+    if (cut === 0 && this.spillLine.length > 64 * 1024) cut = this.spillLine.length - 1024;
+    if (cut === 0) return true;
+    const text = this.spillLine.slice(0, cut);
+    this.spillLine = this.spillLine.slice(cut);
+    return this.spill!.write(text);
   }
 
   onDrain(listener: () => void): void {
@@ -67,6 +87,7 @@ export class OutputKeeper {
   async close(): Promise<void> {
     const spill = this.spill;
     if (!spill) return;
+    this.writeSpill(Buffer.alloc(0), true);
     await new Promise<void>(resolve => spill.end(resolve));
   }
 

@@ -38,6 +38,19 @@ describe('OutputKeeper', () => {
     expect(await readFile(keeper.spillPath!, 'utf8')).toBe('head-middle-tail');
   });
 
+  test('the spill file is masked too, even when a secret arrives split across chunks', async () => {
+    const secret = 'sk-spill-0123456789';
+    const keeper = new OutputKeeper(4, 4, await tempDir(), text => text.split(secret).join('[redacted]'));
+    // One long line with the secret at many offsets, so some land on a 64 KiB flush point.
+    const long = Array.from({length: 400}, (_, i) => `${'z'.repeat(i % 97)}${secret}`).join('');
+    const output = `start\nkey=${secret}\n${'z'.repeat(70 * 1024)}${long}é\nend`;
+    const bytes = Buffer.from(output);
+    for (let at = 0; at < bytes.length; at += 7) keeper.push(bytes.subarray(at, at + 7));
+    await keeper.close();
+    const spilled = await readFile(keeper.spillPath!, 'utf8');
+    expect(spilled).toBe(output.split(secret).join('[redacted]'));
+  });
+
   test('a cut inside a multi-byte character drops the broken bytes at both ends', async () => {
     const keeper = new OutputKeeper(4, 4, await tempDir());
     keeper.push(Buffer.from('abcé---------éxyz', 'utf8'));
