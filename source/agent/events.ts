@@ -7,7 +7,10 @@ export type Usage = {
   totalTokens: number;
 };
 
-/** Why a user turn ended. `error` covers provider failures and cut-off streams. */
+/**
+ * Why a user turn ended. `error` covers provider failures, cut-off streams and replies the
+ * server stopped early (finish_reason `length` or `content_filter`).
+ */
 export type TurnEndReason = 'completed' | 'max-rounds' | 'aborted' | 'error';
 
 /** The person's answer to an approval request. */
