@@ -128,6 +128,7 @@ describe('readinessProblem', () => {
     expect(isLoopback('http://localhost:1234/v1')).toBe(true);
     expect(isLoopback('http://[::1]:8080/v1')).toBe(true);
     expect(isLoopback('http://127.0.0.2/v1')).toBe(true);
+    expect(isLoopback('http://0.0.0.0:8000/v1')).toBe(true);
     expect(isLoopback('https://api.openai.com/v1')).toBe(false);
     expect(isLoopback('http://127.example.com/v1')).toBe(false);
   });

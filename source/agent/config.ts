@@ -157,7 +157,9 @@ export function isLoopback(baseURL: string): boolean {
   } catch {
     return false;
   }
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  // 0.0.0.0 is what vLLM and llama.cpp print as their address; connecting to it reaches this machine.
+  const local = ['localhost', '::1', '0.0.0.0', '::'];
+  return local.includes(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function contextWindowOf(model: string | undefined, file: ConfigFile): number {
