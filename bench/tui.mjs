@@ -74,7 +74,16 @@ async function startNib(serverUrl, args = []) {
     [process.execPath, CLI, ...args].map(quote).join(' '),
   ].join(' ');
   const started = performance.now();
-  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: project, env, stdio: ['pipe', 'pipe', 'inherit']});
+  // Its own process group, so a bench that fails midway takes script, time and nib down with it.
+  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: project, env, stdio: ['pipe', 'pipe', 'inherit'], detached: true});
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+  process.once('exit', killGroup);
   const chunks = [];
   let bytes = 0;
   let text = '';
@@ -86,6 +95,7 @@ async function startNib(serverUrl, args = []) {
     for (const waiter of waiters) waiter();
   });
   const exited = new Promise(resolve => child.on('close', resolve));
+  exited.then(() => process.off('exit', killGroup));
   // Keys sent while nib is already leaving meet a closed pipe; that is not a failure.
   child.stdin.on('error', () => {});
 
@@ -212,14 +222,15 @@ async function arrived(server, nib) {
 }
 
 /**
- * Types a prompt and Enter. The app's own echo ("› prompt") is awaited, not the text: until
- * Ink turns raw mode on, the terminal itself echoes keys and would turn Enter into a newline
- * inside the prompt.
+ * Types a prompt and Enter. Until Ink turns raw mode on (after the first frame), the terminal
+ * itself echoes keys and turns Enter into a newline inside the prompt, and the app's echo cannot
+ * be told apart from it in every rendering mode; so this waits a settle time first (not measured).
  */
 async function submit(nib, prompt) {
+  await new Promise(resolve => setTimeout(resolve, 1500));
   const from = nib.textLength();
   nib.write(prompt);
-  await nib.waitFor(`› ${prompt}`, {from, timeoutMs: 10_000});
+  await nib.waitFor(prompt, {from, timeoutMs: 10_000});
   nib.write('\r');
 }
 
