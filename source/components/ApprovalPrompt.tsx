@@ -15,7 +15,11 @@ export type Props = {
   readonly rows: number;
   /** Screen columns available. */
   readonly columns: number;
-  /** Receives the person's answer, exactly once. */
+  /**
+   * Receives the person's answer. Normally once: the prompt goes away. While it is still on
+   * screen another key answers again, so an answer the consumer missed is not a dead end; the
+   * consumer ignores answers to a request it no longer waits for.
+   */
   readonly onDecision: (decision: Decision) => void;
   /**
    * Opens text in the person's editor and resolves with what they saved: `useExternalEditor()`
@@ -52,7 +56,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     setModeState(next);
   };
   const [message, setMessage] = useState<string>();
-  // Keys can arrive faster than React re-renders; the first decision is the only one.
+  // Several keys in one read give at most one answer: the first (reset per key event).
   const decided = useRef(false);
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
@@ -83,6 +87,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       setMessage(result.error.message);
       return;
     }
+    // Back to choosing first: if this answer goes unheard, the keys still work.
+    setMode({kind: 'choose'});
     if (isUnchanged(result.value, editable, Boolean(preview.command))) decide({kind: 'yes'});
     // A command from an editor ends with the newline the editor adds; the shell must not see it.
     else decide({kind: 'edit', text: preview.command ? result.value.replace(/\n+$/, '') : result.value});
@@ -120,6 +126,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     (input, key) => {
       const mode = modeRef.current;
       if (mode.kind === 'editing') return;
+      decided.current = false;
       if (key.escape) {
         if (mode.kind === 'hunks') setMode({kind: 'choose'});
         else decide({kind: 'no'});

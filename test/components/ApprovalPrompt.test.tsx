@@ -123,6 +123,15 @@ describe('ApprovalPrompt', () => {
     expect(decisions).toMatchObject([{kind: 'edit', text: OLD.replace('line 40\n', '')}]);
   });
 
+  test('while the prompt is still shown, another key answers again (a missed answer is no dead end)', async () => {
+    const {stdin, decisions, decided} = setup(bashRequest);
+    stdin.write('y');
+    await decided();
+    stdin.write('y');
+    await waitFor(() => decisions.length === 2, () => JSON.stringify(decisions));
+    expect(decisions).toEqual([{kind: 'yes'}, {kind: 'yes'}]);
+  });
+
   test('n then Esc denies without a reason', async () => {
     const {stdin, decisions, decided, plain} = setup(editRequest());
     stdin.write('n');
