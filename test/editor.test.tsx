@@ -2,7 +2,11 @@ import {chmod, mkdir, mkdtemp, readdir, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {editInExternalEditor, editorCandidates} from '../source/ui/editor.js';
+import {render} from 'ink-testing-library';
+import {useEffect} from 'react';
+import {editInExternalEditor, editorCandidates, type EditorResult} from '../source/ui/editor.js';
+import {useExternalEditor} from '../source/ui/use-external-editor.js';
+import {waitFor} from './support/wait-for.js';
 
 let dir: string;
 let temps: string;
@@ -68,5 +72,23 @@ describe('editInExternalEditor', () => {
   test('candidates: VISUAL, EDITOR, nano, vi without duplicates or blanks', () => {
     expect(editorCandidates({VISUAL: 'code --wait', EDITOR: 'vi'})).toEqual(['code --wait', 'vi', 'nano']);
     expect(editorCandidates({EDITOR: ' '})).toEqual(['nano', 'vi']);
+  });
+});
+
+describe('useExternalEditor', () => {
+  test('runs the editor inside Ink and resolves with what was saved', async () => {
+    const editor = await script('hook.sh', 'echo "from the hook" > "$file"');
+    const results: EditorResult[] = [];
+    function Probe() {
+      const edit = useExternalEditor({env: env({EDITOR: editor}), stdio: 'ignore', tmpDir: temps});
+      useEffect(() => {
+        void edit('draft', '.md').then((result) => results.push(result));
+      }, [edit]);
+      return null;
+    }
+    const {unmount} = render(<Probe />);
+    await waitFor(() => results.length > 0, () => 'no result yet');
+    unmount();
+    expect(results).toEqual([{ok: true, value: 'from the hook\n'}]);
   });
 });
