@@ -87,11 +87,13 @@ async function startNib(serverUrl, args = []) {
   const chunks = [];
   let bytes = 0;
   let text = '';
+  let raw = '';
   const waiters = new Set();
   child.stdout.on('data', chunk => {
     chunks.push(chunk);
     bytes += chunk.length;
-    text += stripAnsi(chunk.toString('utf8'));
+    raw += chunk.toString('utf8');
+    text = text + stripAnsi(chunk.toString('utf8'));
     for (const waiter of waiters) waiter();
   });
   const exited = new Promise(resolve => child.on('close', resolve));
@@ -99,11 +101,14 @@ async function startNib(serverUrl, args = []) {
   // Keys sent while nib is already leaving meet a closed pipe; that is not a failure.
   child.stdin.on('error', () => {});
 
-  /** Resolves with the time (performance.now) at which stripped output past `from` contains `needle`. */
-  const waitFor = (needle, {from = 0, timeoutMs = 60_000} = {}) =>
+  /**
+   * Resolves with the time (performance.now) at which output past `from` contains `needle`:
+   * the ANSI-stripped output, or with `raw` the bytes as written.
+   */
+  const waitFor = (needle, {from = 0, timeoutMs = 60_000, isRaw = false} = {}) =>
     new Promise((resolve, reject) => {
       const check = () => {
-        const at = text.indexOf(needle, from);
+        const at = (isRaw ? raw : text).indexOf(needle, from);
         if (at < 0) return false;
         waiters.delete(check);
         clearTimeout(timer);
@@ -123,6 +128,7 @@ async function startNib(serverUrl, args = []) {
     write: data => child.stdin.write(data),
     bytes: () => bytes,
     textLength: () => text.length,
+    rawLength: () => raw.length,
     tail: () => text.slice(-3000),
     /** Leaves (Ctrl+C clears any input, Ctrl+D on empty input exits), then reads /usr/bin/time. */
     async quit() {
@@ -269,10 +275,11 @@ try {
       const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
       frames.push(frame.at - nib.started);
       // Input is ready when a key typed the moment the first frame shows comes back drawn by
-      // the app ("› x"), not echoed by the terminal while it is still in cooked mode.
-      const from = nib.textLength();
+      // the app, not echoed by the terminal while it is still in cooked mode: the app draws its
+      // inverse-video cursor right after the character (ESC[7m), the terminal's echo does not.
+      const from = nib.rawLength();
       nib.write('x');
-      const ready = await nib.waitFor('› x', {from, timeoutMs: 10_000});
+      const ready = await nib.waitFor('x\u001B[7m', {from, timeoutMs: 10_000, isRaw: true});
       times.push(ready.at - nib.started);
       const usage = await nib.quit();
       rss.push(usage.rssMb);
