@@ -185,7 +185,7 @@ function FirstRunScreen({problem, configPath}: {readonly problem: string; readon
 }
 
 /** The markdown libraries are most of this bundle: they load while the first frame is on screen. */
-const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.renderMarkdown);
+const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer());
 
 export type InteractiveOptions = {
   stdin?: NodeJS.ReadStream;
@@ -209,6 +209,9 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
+    // Rewrites only the lines that changed: while an answer streams, the status bar and the
+    // prompt stay as they are instead of being redrawn with every frame.
+    incrementalRendering: true,
   };
   if (problem && !options.setup) {
     const instance = render(

@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest';
 import type {AgentEvent, ApprovalRequest} from '../source/agent/events.js';
-import {initialState, keyArgOf, reduce, type UiAction, type UiState} from '../source/agent/reducer.js';
+import {coalesceDeltas, initialState, keyArgOf, reduce, type UiAction, type UiState} from '../source/agent/reducer.js';
 import {splitAtSafePoint} from '../source/agent/split.js';
 
 const start = (): UiState => initialState({model: 'm', mode: 'ask'});
@@ -357,4 +357,39 @@ test('keyArgOf picks the argument a person recognises, and survives bad JSON', (
   expect(keyArgOf('{"command":"ls\\nrm x"}')).toBe('ls');
   expect(keyArgOf('{"path": ')).toBe('');
   expect(keyArgOf('[]')).toBe('');
+});
+
+describe('coalesceDeltas', () => {
+  test('joins runs of the same delta kind and keeps everything else in order', () => {
+    expect(
+      coalesceDeltas([
+        {type: 'reasoning-delta', text: 'a', at: 1},
+        {type: 'reasoning-delta', text: 'b', at: 2},
+        {type: 'text-delta', text: 'c', at: 3},
+        {type: 'text-delta', text: 'd', at: 4},
+        {type: 'tool-call', id: 'x', name: 'bash', arguments: '{}'},
+        {type: 'tool-output', id: 'x', chunk: '1'},
+        {type: 'tool-output', id: 'x', chunk: '2'},
+        {type: 'tool-output', id: 'y', chunk: '3'},
+      ]),
+    ).toEqual([
+      {type: 'reasoning-delta', text: 'ab', at: 1},
+      {type: 'text-delta', text: 'cd', at: 4},
+      {type: 'tool-call', id: 'x', name: 'bash', arguments: '{}'},
+      {type: 'tool-output', id: 'x', chunk: '12'},
+      {type: 'tool-output', id: 'y', chunk: '3'},
+    ]);
+  });
+
+  test('folding the coalesced events gives the same text as folding them one by one', () => {
+    const answer = 'One.\n\nTwo\n\n```js\na\n\nb\n```\n\nThree';
+    const events: AgentEvent[] = [
+      {type: 'turn-start', prompt: 'p', at: 1},
+      ...[...answer].map(text => ({type: 'text-delta' as const, text})),
+      {type: 'turn-end', reason: 'completed', at: 2},
+    ];
+    const text = (state: UiState) => state.transcript.flatMap(item => (item.kind === 'assistant' ? [item.text] : [])).join('\n\n');
+    expect(text(fold(coalesceDeltas(events)))).toBe(text(fold(events)));
+    expect(text(fold(events))).toBe(answer);
+  });
 });

@@ -302,6 +302,34 @@ function addUsage(totals: UsageTotals, usage: Usage): UsageTotals {
   };
 }
 
+/**
+ * Joins runs of deltas of the same kind into one, so a frame's worth of tokens (thousands when a
+ * server sends at full speed) is folded once instead of once per token. Folding the result gives
+ * the same text, reasoning and output as folding the inputs; a run of text deltas may be cut into
+ * fewer, larger transcript blocks. Reasoning keeps the time of its first delta (when thinking
+ * started), text and output the last.
+ */
+export function coalesceDeltas(inputs: ReadonlyArray<AgentEvent | UiAction>): Array<AgentEvent | UiAction> {
+  const out: Array<AgentEvent | UiAction> = [];
+  for (const input of inputs) {
+    const last = out.at(-1);
+    if (last?.type === 'text-delta' && input.type === 'text-delta') {
+      out[out.length - 1] = {type: 'text-delta', text: last.text + input.text, ...atOf(input.at ?? last.at)};
+    } else if (last?.type === 'reasoning-delta' && input.type === 'reasoning-delta') {
+      out[out.length - 1] = {type: 'reasoning-delta', text: last.text + input.text, ...atOf(last.at ?? input.at)};
+    } else if (last?.type === 'tool-output' && input.type === 'tool-output' && last.id === input.id) {
+      out[out.length - 1] = {type: 'tool-output', id: input.id, chunk: (last.chunk + input.chunk).slice(-outputTailChars)};
+    } else {
+      out.push(input);
+    }
+  }
+  return out;
+}
+
+function atOf(at: number | undefined): {at?: number} {
+  return at === undefined ? {} : {at};
+}
+
 const keyArgNames = ['path', 'command', 'pattern', 'query', 'url', 'file', 'glob'];
 
 /**

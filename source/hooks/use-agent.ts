@@ -2,7 +2,7 @@ import {useCallback, useEffect, useRef, useState} from 'react';
 import {nextMode, type ApprovalMode} from '../agent/approval.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../agent/events.js';
 import {runAgent} from '../agent/loop.js';
-import {initialState, reduce, type UiAction, type UiState} from '../agent/reducer.js';
+import {coalesceDeltas, initialState, reduce, type UiAction, type UiState} from '../agent/reducer.js';
 import type {AgentSetup} from '../agent/setup.js';
 import type {TurnHooks} from './use-workspace-session.js';
 
@@ -68,7 +68,7 @@ export function useAgent(options: UseAgentOptions): Agent {
     const inputs = batch.current;
     if (inputs.length === 0 || !mounted.current) return;
     batch.current = [];
-    setState(current => inputs.reduce(reduce, current));
+    setState(current => coalesceDeltas(inputs).reduce(reduce, current));
   }, []);
 
   const dispatch = useCallback(
