@@ -255,3 +255,18 @@ test('the demo follows a denial', async () => {
     await demo.close();
   }
 });
+
+test('Ctrl+G edits the prompt in $VISUAL and puts what was saved back in the input', async () => {
+  const editor = join(dir, 'editor.sh');
+  await writeFile(editor, '#!/bin/sh\nprintf "edited in the editor\\n" > "$1"\n', {mode: 0o755});
+  const saved = process.env['VISUAL'];
+  process.env['VISUAL'] = editor;
+  try {
+    const app = await start([]);
+    await app.type('draft', '\u0007');
+    await waitFor(() => expect(app.screen()).toContain('› edited in the editor'));
+  } finally {
+    if (saved === undefined) delete process.env['VISUAL'];
+    else process.env['VISUAL'] = saved;
+  }
+});
