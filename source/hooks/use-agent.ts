@@ -102,6 +102,7 @@ export function useAgent(options: UseAgentOptions): Agent {
       try {
         // The undo point is taken before the loop may touch a file.
         await hooks?.beforeTurn(mode.current);
+        let yieldedAt = now();
         for await (const event of runAgent({
           ...setup,
           prompt,
@@ -115,6 +116,13 @@ export function useAgent(options: UseAgentOptions): Agent {
           dispatch(stamp(event, now));
           // Awaited before the loop is asked for more: the log is on disk before each request.
           await hooks?.onEvent(event, setup.history.length);
+          // A stream that arrives faster than it is read is consumed in microtasks only, which
+          // starves the frame timer: the answer would appear all at once at the end, in one
+          // huge update. Stepping out to the event loop once a frame keeps it streaming.
+          if (now() - yieldedAt >= frameMs) {
+            await new Promise(resolve => setImmediate(resolve));
+            yieldedAt = now();
+          }
         }
       } catch (error) {
         // runAgent reports failures as events; a throw here is a bug, shown rather than lost.
@@ -128,7 +136,7 @@ export function useAgent(options: UseAgentOptions): Agent {
         setState(current => ({...current, busy: false}));
       }
     },
-    [setup, maxRounds, approve, dispatch, flush, now, hooks],
+    [setup, maxRounds, approve, dispatch, flush, now, frameMs, hooks],
   );
 
   const submit = useCallback(
