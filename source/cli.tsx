@@ -2,7 +2,7 @@
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
 import os from 'node:os';
-import {FLAG_HELP, parseFlags, type Flags} from './agent/flags.js';
+import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/flags.js';
 import {redact} from './agent/redact.js';
 import type {Config} from './agent/config.js';
 
@@ -15,6 +15,8 @@ declare const NIB_VERSION: string;
 const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
 
 async function main(argv: readonly string[], secrets: string[]): Promise<number> {
+  const tooOld = nodeVersionProblem(process.version);
+  if (tooOld) return fail(tooOld);
   const flags = parseFlags(argv);
   if (!flags.ok) return fail(flags.error);
   if (flags.value.version) {

@@ -130,3 +130,12 @@ function isApprovalMode(value: string): value is ApprovalMode {
   return (APPROVAL_MODES as readonly string[]).includes(value);
 }
 
+/**
+ * The bundle uses APIs Node 20 lacks (Set.prototype.union in execa, among others); without this
+ * check an old `node` on PATH fails later with a cryptic TypeError.
+ */
+export function nodeVersionProblem(version: string): string | undefined {
+  const major = Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
+  if (major >= 22) return undefined;
+  return `nib needs Node.js 22 or newer, and this is ${version}: run it with \`npm start --\` in nib's folder (which brings Node 24), or install Node 24`;
+}
