@@ -15,11 +15,7 @@ export type Props = {
   readonly rows: number;
   /** Screen columns available. */
   readonly columns: number;
-  /**
-   * Receives the person's answer. Normally once: the prompt goes away. While it is still on
-   * screen another key answers again, so an answer the consumer missed is not a dead end; the
-   * consumer ignores answers to a request it no longer waits for.
-   */
+  /** Receives the person's answer, once; the consumer keeps an answer that comes early (useAgent). */
   readonly onDecision: (decision: Decision) => void;
   /**
    * Opens text in the person's editor and resolves with what they saved: `useExternalEditor()`
@@ -56,7 +52,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     setModeState(next);
   };
   const [message, setMessage] = useState<string>();
-  // Several keys in one read give at most one answer: the first (reset per key event).
+  // One answer per prompt: several keys in one read, or keys typed before the prompt goes away,
+  // give the first answer only.
   const decided = useRef(false);
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
@@ -87,7 +84,6 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       setMessage(result.error.message);
       return;
     }
-    // Back to choosing first: if this answer goes unheard, the keys still work.
     setMode({kind: 'choose'});
     if (isUnchanged(result.value, editable, Boolean(preview.command))) decide({kind: 'yes'});
     // A command from an editor ends with the newline the editor adds; the shell must not see it.
@@ -125,8 +121,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   useInput(
     (input, key) => {
       const mode = modeRef.current;
-      if (mode.kind === 'editing') return;
-      decided.current = false;
+      if (mode.kind === 'editing' || decided.current) return;
       if (key.escape) {
         if (mode.kind === 'hunks') setMode({kind: 'choose'});
         else decide({kind: 'no'});

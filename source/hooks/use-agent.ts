@@ -59,6 +59,9 @@ export function useAgent(options: UseAgentOptions): Agent {
   const timer = useRef<NodeJS.Timeout | undefined>(undefined);
   const controller = useRef<AbortController | undefined>(undefined);
   const pending = useRef<Pending[]>([]);
+  // Answers that arrived before the loop asked: the prompt is on screen as soon as the request
+  // event is drawn, but the loop calls approve() only after the session log has the event.
+  const early = useRef(new Map<string, Decision>());
   const mode = useRef(options.mode);
   const mounted = useRef(true);
 
@@ -86,6 +89,12 @@ export function useAgent(options: UseAgentOptions): Agent {
   const approve = useCallback(
     (request: ApprovalRequest, signal: AbortSignal) =>
       new Promise<Decision>(resolve => {
+        const answered = early.current.get(request.id);
+        if (answered) {
+          early.current.delete(request.id);
+          resolve(answered);
+          return;
+        }
         const entry = {id: request.id, resolve};
         pending.current.push(entry);
         signal.addEventListener('abort', () => (pending.current = pending.current.filter(other => other !== entry)), {once: true});
@@ -97,6 +106,7 @@ export function useAgent(options: UseAgentOptions): Agent {
     async (prompt: string) => {
       const abort = new AbortController();
       controller.current = abort;
+      early.current.clear();
       // Shown at once, before the loop's own turn-start arrives, so a prompt never seems lost.
       setState(current => ({...current, busy: true}));
       try {
@@ -177,8 +187,13 @@ export function useAgent(options: UseAgentOptions): Agent {
 
   const decide = useCallback((id: string, decision: Decision) => {
     const entry = pending.current.find(candidate => candidate.id === id);
+    if (!entry) {
+      // Kept for approve(); the first answer counts, as it would have had the loop been waiting.
+      if (!early.current.has(id)) early.current.set(id, decision);
+      return;
+    }
     pending.current = pending.current.filter(candidate => candidate !== entry);
-    entry?.resolve(decision);
+    entry.resolve(decision);
   }, []);
 
   const setMode = useCallback(
