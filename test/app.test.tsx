@@ -171,6 +171,12 @@ test('Ctrl+C clears the input; a second Ctrl+C within 2 s exits', async () => {
   await waitFor(() => expect(hasExited(app)).toBe(true));
 });
 
+test('two Ctrl+C in one read (pressed ~5 ms apart) exit', async () => {
+  const app = await start([]);
+  await app.type(keys.ctrlC + keys.ctrlC);
+  await waitFor(() => expect(hasExited(app)).toBe(true));
+});
+
 test('Ctrl+C while busy interrupts the turn instead of exiting', async () => {
   const app = await start([sse.slow(sse.text('word '.repeat(2000), {chunkSize: 5}), 5)]);
   await app.type('go', keys.enter);

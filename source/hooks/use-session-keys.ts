@@ -23,17 +23,24 @@ export type SessionKeyOptions = {
 export function useSessionKeys(options: SessionKeyOptions): {isExitArmed: boolean} {
   const {exitWindowMs = 2000} = options;
   const [isExitArmed, setExitArmed] = useState(false);
+  // Read from a ref: two presses in one stdin read reach the handler before React re-renders,
+  // and render state would make both count as the first.
+  const armed = useRef(false);
+  const arm = (value: boolean) => {
+    armed.current = value;
+    setExitArmed(value);
+  };
   const disarm = useRef<NodeJS.Timeout | undefined>(undefined);
   useEffect(() => () => clearTimeout(disarm.current), []);
 
   useInput((input, key) => {
     if (key.ctrl && input === 'c') {
-      if (isExitArmed) return options.onExit();
+      if (armed.current) return options.onExit();
       if (options.isBusy) options.onInterrupt();
       else options.onClearInput();
-      setExitArmed(true);
+      arm(true);
       clearTimeout(disarm.current);
-      disarm.current = setTimeout(() => setExitArmed(false), exitWindowMs);
+      disarm.current = setTimeout(() => arm(false), exitWindowMs);
       return;
     }
     if (!options.isActive) return;
