@@ -2,6 +2,9 @@ import type {Config} from './agent/config.js';
 import type {AgentEvent, TurnEndReason} from './agent/events.js';
 import {runAgent, type LoopTools} from './agent/loop.js';
 import type {AgentSetup} from './agent/setup.js';
+import {toTerminalText} from './agent/terminal-text.js';
+
+export {toTerminalText};
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
 export type PrintIO = {
@@ -178,14 +181,6 @@ function failureLine(event: Extract<AgentEvent, {type: 'tool-result'}>): string 
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
-
-/**
- * Control characters out, except tab and line breaks: ESC starts every terminal escape sequence,
- * a lone CR lets later text overwrite a line, and C1 controls are escapes on some terminals.
- */
-export function toTerminalText(text: string): string {
-  return text.replace(/\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g, '');
 }
 
 function isTTY(stream: NodeJS.WritableStream): boolean {

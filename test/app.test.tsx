@@ -276,3 +276,14 @@ test('Ctrl+G edits the prompt in $VISUAL and puts what was saved back in the inp
     else process.env['VISUAL'] = saved;
   }
 });
+
+test('escape sequences in an answer reach the terminal as text, not as commands', async () => {
+  const app = await start([sse.text('Title \u001B]0;pwned\u0007 and \u001B[2J clear.')]);
+  await app.type('hi', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('clear.'));
+  const frames = app.frames.join('');
+  expect(frames).not.toContain('\u001B]0;');
+  expect(frames).not.toContain('\u0007');
+  expect(frames).not.toContain('\u001B[2J');
+  expect(app.screen()).toContain(']0;pwned');
+});

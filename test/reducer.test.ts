@@ -393,3 +393,27 @@ describe('coalesceDeltas', () => {
     expect(text(fold(events))).toBe(answer);
   });
 });
+
+test('no terminal control sequence from the model, a tool or a file reaches the screen state', () => {
+  const hostile = 'a\u001B]0;pwned\u0007b\u001B[2Jc';
+  const approval: ApprovalRequest = {
+    id: 'c1',
+    name: 'write',
+    args: {path: 'x'},
+    preview: {title: `write ${hostile}`, outside: false, file: {path: 'x', oldText: '', newText: hostile}, editable: hostile},
+  };
+  const events: AgentEvent[] = [
+    {type: 'turn-start', prompt: 'go', at: 1},
+    {type: 'text-delta', text: hostile},
+    {type: 'tool-call', id: 'c1', name: 'write', arguments: JSON.stringify({path: hostile})},
+    {type: 'approval-request', request: approval},
+    {type: 'tool-output', id: 'c1', chunk: hostile},
+    {type: 'error', message: hostile},
+  ];
+  const state = events.reduce(reduce, initialState({model: 'm', mode: 'ask'}));
+  const text = JSON.stringify({transcript: state.transcript, live: state.live, title: state.approvals[0]!.preview.title});
+  expect(text).not.toMatch(/\\u001b|\\u0007/i);
+  expect(text).toContain(']0;pwnedb[2Jc');
+  // The proposal itself stays exact: an edit or a hunk choice is built from it and written.
+  expect(state.approvals[0]!.preview.file!.newText).toBe(hostile);
+});

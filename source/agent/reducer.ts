@@ -10,6 +10,7 @@ import type {ApprovalMode} from './approval.js';
 import type {ToolDetail} from '../tools/types.js';
 import {emptyScan, scanSafePoints, type SplitScan} from './split.js';
 import {nextMode} from './approval.js';
+import {terminalSafe, toTerminalText} from './terminal-text.js';
 
 export type ToolStatus = 'pending' | 'waiting-approval' | 'running' | 'done' | 'failed' | 'denied';
 
@@ -118,7 +119,8 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
 
 const emptyLive: LiveTurn = {text: '', scan: emptyScan, reasoning: '', reasoningStartedAt: null, tools: []};
 
-export function reduce(state: UiState, input: AgentEvent | UiAction): UiState {
+export function reduce(state: UiState, raw: AgentEvent | UiAction): UiState {
+  const input = displaySafe(raw);
   const s = 'at' in input && typeof input.at === 'number' && input.at > state.now ? {...state, now: input.at} : state;
   switch (input.type) {
     case 'turn-start':
@@ -342,7 +344,8 @@ export function keyArgOf(argumentsJson: string): string {
     if (typeof parsed !== 'object' || parsed === null) return '';
     const record = parsed as Record<string, unknown>;
     const name = keyArgNames.find(key => typeof record[key] === 'string');
-    return name ? firstLine(record[name] as string) : '';
+    // Parsed from JSON, where an escape sequence travels as \u001b: cleaned after parsing.
+    return name ? firstLine(toTerminalText(record[name] as string)) : '';
   } catch {
     // Malformed arguments are the tool's to report; the badge just has no argument.
     return '';
@@ -359,3 +362,21 @@ export function formatSeconds(ms: number): string {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * What the screen shows of an event, with no terminal control characters: model text, tool output,
+ * file content and errors could otherwise carry escape sequences to the terminal (Ink passes OSC
+ * through). An approval keeps its proposal exact, since an edit or a hunk choice is built from it
+ * and written to disk; the diff and command views clean what they draw.
+ */
+function displaySafe(input: AgentEvent | UiAction): AgentEvent | UiAction {
+  if (input.type === 'approval-request') {
+    const {request} = input;
+    return {...input, request: {...request, name: toTerminalText(request.name), preview: {...request.preview, title: toTerminalText(request.preview.title)}}};
+  }
+  if (input.type === 'approval-decision') {
+    const {decision} = input;
+    return decision.kind === 'no' && decision.feedback ? {...input, decision: {...decision, feedback: toTerminalText(decision.feedback)}} : input;
+  }
+  return terminalSafe(input);
+}
