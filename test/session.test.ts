@@ -1,3 +1,4 @@
+import {createRedactor} from '../source/agent/redact.js';
 import {mkdtemp, readdir, readFile, rm, utimes, writeFile, appendFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -7,7 +8,6 @@ import {unansweredToolCalls, type Message} from '../source/agent/messages.js';
 import {
   INTERRUPTED_RESULT,
   SessionLog,
-  createRedactor,
   dataDir,
   deleteSession,
   findSession,

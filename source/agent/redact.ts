@@ -1,12 +1,47 @@
 /**
- * The API key must never leave nib in a message, event or file: every occurrence of a secret is
- * masked. Secrets under 8 characters (a placeholder key like "x" for a local server) are left
- * alone: masking them would garble ordinary words and protect nothing.
+ * The API key, and any value of an env var whose name ends in _KEY, _TOKEN or _SECRET, must never
+ * leave nib in a message, event or file: every occurrence is masked. This is the one place that
+ * knows how.
  */
+
+export type Redactor = (text: string) => string;
+
+/**
+ * Values shorter than this are not treated as secrets: masking a placeholder key like "x" for a
+ * local server would garble ordinary words and protect nothing.
+ */
+const MIN_SECRET_LENGTH = 6;
+
+/** Masks every occurrence of each secret with `[redacted]`. */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 8 && out.includes(secret)) out = out.split(secret).join('[redacted]');
+    if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join('[redacted]');
   }
   return out;
+}
+
+/**
+ * Built once at start from the environment: the API key, and every variable whose name ends in
+ * _KEY, _TOKEN or _SECRET, masked as `[redacted:NAME]`. Both the raw value and its JSON-escaped
+ * form are replaced, so it can be applied to a JSONL line.
+ */
+export function createRedactor(env: NodeJS.ProcessEnv, extra: ReadonlyArray<{name: string; value: string | undefined}> = []): Redactor {
+  const secrets = new Map<string, string>();
+  const add = (name: string, value: string | undefined) => {
+    if (!value || value.length < MIN_SECRET_LENGTH) return;
+    secrets.set(value, name);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) secrets.set(escaped, name);
+  };
+  for (const [name, value] of Object.entries(env)) if (/_(KEY|TOKEN|SECRET)$/i.test(name)) add(name, value);
+  for (const {name, value} of extra) add(name, value);
+  // Longest first, so a secret that contains another is replaced whole.
+  const pairs = [...secrets].sort((a, b) => b[0].length - a[0].length);
+  if (pairs.length === 0) return text => text;
+  return text => {
+    let out = text;
+    for (const [value, name] of pairs) if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
+    return out;
+  };
 }

@@ -5,6 +5,7 @@ import {basename, join} from 'node:path';
 import {z} from 'zod';
 import type {AgentEvent} from './events.js';
 import {MessageSchema, unansweredToolCalls, type Message} from './messages.js';
+import type {Redactor} from './redact.js';
 
 /**
  * Append-only JSONL session logs, one file per session, grouped by workspace:
@@ -132,39 +133,6 @@ export function sessionsDir(data: string, realRoot: string): string {
 export function newSessionId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Secrets
-
-export type Redactor = (text: string) => string;
-
-/** Values shorter than this are not treated as secrets: redacting "1" would mangle everything. */
-const MIN_SECRET_LENGTH = 6;
-
-/**
- * Built once at start from the environment: the API key, and every variable whose name ends in
- * _KEY, _TOKEN or _SECRET. Applied to each JSONL line, so both the raw value and its JSON-escaped
- * form are replaced.
- */
-export function createRedactor(env: NodeJS.ProcessEnv, extra: ReadonlyArray<{name: string; value: string | undefined}> = []): Redactor {
-  const secrets = new Map<string, string>();
-  const add = (name: string, value: string | undefined) => {
-    if (!value || value.length < MIN_SECRET_LENGTH) return;
-    secrets.set(value, name);
-    const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) secrets.set(escaped, name);
-  };
-  for (const [name, value] of Object.entries(env)) if (/_(KEY|TOKEN|SECRET)$/i.test(name)) add(name, value);
-  for (const {name, value} of extra) add(name, value);
-  // Longest first, so a secret that contains another is replaced whole.
-  const pairs = [...secrets].sort((a, b) => b[0].length - a[0].length);
-  if (pairs.length === 0) return text => text;
-  return text => {
-    let out = text;
-    for (const [value, name] of pairs) if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
-    return out;
-  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,9 +6,9 @@ import type {AgentEvent} from './events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
 import type {LoopCompaction} from './loop.js';
 import type {Message} from './messages.js';
+import {createRedactor, type Redactor} from './redact.js';
 import {
   SessionLog,
-  createRedactor,
   dataDir,
   findSession,
   latestSession,
@@ -16,7 +16,6 @@ import {
   pruneSessions,
   sessionsDir,
   type LoadedSession,
-  type Redactor,
   type SessionSummary,
   type SnapshotRecord,
 } from './session.js';
