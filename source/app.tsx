@@ -4,7 +4,9 @@ import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import type {Config} from './agent/config.js';
 import {readinessProblem} from './agent/config.js';
 import {createProvider} from './agent/provider.js';
+import {createRedactor} from './agent/redact.js';
 import {setupAgent, type AgentSetup} from './agent/setup.js';
+import {exitCodeFor, onStopSignals} from './stop-signals.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
@@ -40,10 +42,12 @@ export type AppProps = {
   readonly session?: WorkspaceSession | null;
   /** #5: open the session picker first (`nib --resume` without an id). */
   readonly openPicker?: boolean;
+  /** Aborted on SIGTERM/SIGHUP: the turn is interrupted (its command killed), then the app exits. */
+  readonly stop?: AbortSignal;
 };
 
 /** The interactive session. It wires hooks to components; the logic lives in both. */
-export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, session = null, openPicker}: AppProps) {
+export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, session = null, openPicker, stop}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const layout = useRelayout(columns);
@@ -106,6 +110,23 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     started.current = true;
     agent.submit(initialPrompt);
   }, [initialPrompt, agent.submit]);
+
+  // Exits once the interrupted turn has wound down: its command group is killed and its events are
+  // in the session log.
+  const [isStopping, setStopping] = useState(false);
+  useEffect(() => {
+    if (!stop) return;
+    const onStop = () => {
+      agent.interrupt();
+      setStopping(true);
+    };
+    if (stop.aborted) onStop();
+    else stop.addEventListener('abort', onStop, {once: true});
+    return () => stop.removeEventListener('abort', onStop);
+  }, [stop, agent.interrupt]);
+  useEffect(() => {
+    if (isStopping && !state.busy) exit();
+  }, [isStopping, state.busy, exit]);
 
   const {isExitArmed} = useSessionKeys({
     isBusy: state.busy,
@@ -203,8 +224,13 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const env = options.env ?? process.env;
   const theme = createTheme(env);
   const problem = readinessProblem(config);
+  const stdin = options.stdin ?? process.stdin;
+  // Raw mode from the start, not from Ink's first input hook (a frame later, after the session
+  // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.
+  // Ink turns it off when it unmounts; Node restores the terminal on any other exit.
+  if (stdin.isTTY) stdin.setRawMode(true);
   const renderOptions = {
-    stdin: options.stdin ?? process.stdin,
+    stdin,
     stdout: options.stdout ?? process.stdout,
     exitOnCtrlC: false,
     patchConsole: true,
@@ -240,6 +266,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   if (!setup) {
     const result = await setupAgent(config, session?.instructions.text ? {instructions: session.instructions.text} : {});
     if (!result.ok) {
+      if (stdin.isTTY) stdin.setRawMode(false);
       process.stderr.write(`nib: ${result.error}\n`);
       return 1;
     }
@@ -254,6 +281,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const initialHistory = await history.load();
   const home = env['HOME'] || homedir();
   const cwdLabel = setup.context.root.startsWith(home) ? `~${setup.context.root.slice(home.length)}` : setup.context.root;
+  const stop = new AbortController();
   const instance = render(
     <ThemeContext value={theme}>
       <MarkdownLoader load={loadMarkdown}>
@@ -265,6 +293,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
           cwdLabel={cwdLabel}
           session={session}
           openPicker={config.resume === true}
+          stop={stop.signal}
           {...(config.prompt ? {initialPrompt: config.prompt} : {})}
         />
       </MarkdownLoader>
@@ -273,20 +302,32 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   );
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
   // in raw mode with no cursor.
+  const redactSecrets = createRedactor(env, [{name: 'apiKey', value: config.apiKey}]);
   const onCrash = (error: unknown) => {
     instance.unmount();
-    process.stderr.write(`nib: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`nib: unexpected error: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
     process.exitCode = 1;
   };
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
+  // The terminal closed (SIGHUP) or someone asked nib to stop (SIGTERM): interrupt the turn so
+  // its command dies too, flush the log, give the terminal back.
+  let stoppedBy: NodeJS.Signals | undefined;
+  const removeStopHandlers = onStopSignals(['SIGTERM', 'SIGHUP'], signal => {
+    stoppedBy = signal;
+    stop.abort();
+    // A turn that does not wind down (longer than a command's kill grace) does not keep nib alive.
+    setTimeout(() => instance.unmount(), 5000).unref();
+  });
   try {
     await instance.waitUntilExit();
     await session?.close();
+    if (stoppedBy) return exitCodeFor(stoppedBy);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch {
-    return 1;
+    return stoppedBy ? exitCodeFor(stoppedBy) : 1;
   } finally {
+    removeStopHandlers();
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
   }

@@ -1,10 +1,10 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
-import os from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/flags.js';
 import {redact} from './agent/redact.js';
 import type {Config} from './agent/config.js';
+import {exitCodeFor, onStopSignals} from './stop-signals.js';
 
 // V8 keeps the compiled bundle in Node's on-disk cache (in the temp dir), so later starts skip
 // most parsing; the chunks loaded below with import() are the ones that benefit.
@@ -95,18 +95,13 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   if (mayChange) await session.beforeTurn(config.approvalMode);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);
-  // a second one leaves at once. SIGTERM (`timeout`, CI) and SIGHUP (terminal closed) interrupt
-  // the same way: a command runs in its own process group, which no signal to nib reaches, so
-  // dying on the spot would leave it running with nobody to stop it.
+  // a second one leaves at once. SIGTERM (`timeout`, CI) and SIGHUP (terminal closed) the same.
   const controller = new AbortController();
   let stoppedBy: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(exitCodeFor(signal));
+  const removeHandlers = onStopSignals(['SIGINT', 'SIGTERM', 'SIGHUP'], signal => {
     stoppedBy = signal;
     controller.abort();
-  };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const signal of signals) process.on(signal, onSignal);
+  });
   try {
     const code = await runPrint(
       config,
@@ -117,7 +112,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     );
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
-    for (const signal of signals) process.off(signal, onSignal);
+    removeHandlers();
     if (mayChange) await session.afterTurn(config.approvalMode);
     await session.close();
     for (const notice of session.takeNotices()) process.stderr.write(`nib: ${notice}\n`);
@@ -173,11 +168,6 @@ async function readStdin(): Promise<string> {
   const parts: Buffer[] = [];
   for await (const part of process.stdin) parts.push(part as Buffer);
   return Buffer.concat(parts).toString('utf8');
-}
-
-/** The shell's convention, 128 + the signal's number: 130 for SIGINT, 143 for SIGTERM. */
-function exitCodeFor(signal: NodeJS.Signals): number {
-  return 128 + (os.constants.signals[signal] ?? 2);
 }
 
 function fail(message: string): number {

@@ -1,0 +1,46 @@
+import {readFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {afterEach, beforeAll, expect, test} from 'vitest';
+import {sse} from '../support/sse.js';
+import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+
+// Closing the terminal or `kill` must not leave a command nib started running on its own.
+
+let session: NibSession | undefined;
+beforeAll(ensureBuilt);
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+});
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test.each([
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const)('%s during a running command: the command group is killed, the terminal restored, exit %i', async (signal, code) => {
+  session = await startNib({
+    script: [sse.toolCall('bash', {command: 'sleep 300 & echo $! > sleep.pid; wait'}), sse.text('done')],
+    args: ['--approval-mode', 'yolo', 'run it'],
+    // nib's pid is the inner shell's, which execs it.
+    shell: `sh -c 'echo $$ > nib.pid; exec "$@"' sh "$@"; echo "nib exited with $?"; stty -a; exec sleep 60`,
+  });
+  const {term, workspace} = session;
+  const sleepPid = Number(await session.waitForFile('sleep.pid', text => /^\d+\n$/.test(text)));
+  const nibPid = Number(await readFile(join(workspace, 'nib.pid'), 'utf8'));
+  expect(isAlive(sleepPid)).toBe(true);
+  process.kill(nibPid, signal);
+  const screen = await term.waitForText(/nib exited with \d+/, {timeoutMs: 10_000});
+  expect(screen).toContain(`nib exited with ${code}`);
+  expect(isAlive(sleepPid)).toBe(false);
+  const stty = screen.slice(screen.indexOf('nib exited'));
+  expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
+  expect(stty).toMatch(/(^|\s)echo(\s|$)/m);
+});
