@@ -1,4 +1,4 @@
-import {Box, Text, render, useApp, useInput, useWindowSize} from 'ink';
+import {Box, Static, Text, render, useApp, useInput, useWindowSize} from 'ink';
 import {homedir} from 'node:os';
 import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
 import type {Config} from './agent/config.js';
@@ -202,7 +202,9 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
 function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
   const {exit} = useApp();
   useInput(() => exit());
-  return <FirstRun problem={problem} configPath={configPath} />;
+  // Printed once as static output: a frame as tall as the terminal is drawn without its final
+  // newline, and the shell prompt would land on its last line after exit.
+  return <Static items={['first-run']}>{key => <FirstRun key={key} problem={problem} configPath={configPath} />}</Static>;
 }
 
 /** The markdown libraries are most of this bundle: they load while the first frame is on screen. */

@@ -56,6 +56,8 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
  * loads React or Ink.
  */
 async function runInteractiveApp(config: Config): Promise<number> {
+  // Keys typed while the app loads must not echo, and Ctrl+C must stay a key (runInteractive says more).
+  if (process.stdin.isTTY) process.stdin.setRawMode(true);
   const {runInteractive} = await import('./app.js');
   return runInteractive(config);
 }
