@@ -23,6 +23,8 @@ const CLI = process.env.NIB_TEST_CLI ?? join(ROOT, 'dist', 'cli.js');
 const ROWS = 40;
 const COLS = 120;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+// Extra node flags for nib, e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile it.
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 // What the prompt input shows when nib is idle and ready for a key (PromptInput's placeholder).
 const IDLE = process.env.BENCH_IDLE_TEXT ?? 'ask nib to do something';
 
@@ -71,7 +73,7 @@ async function startNib(serverUrl, args = []) {
   const inner = [
     `stty rows ${ROWS} cols ${COLS};`,
     `exec /usr/bin/time -o ${quote(timeFile)} -f '%e %U %S %M'`,
-    [process.execPath, CLI, ...args].map(quote).join(' '),
+    [process.execPath, ...NODE_ARGS, CLI, ...args].map(quote).join(' '),
   ].join(' ');
   const started = performance.now();
   // Its own process group, so a bench that fails midway takes script, time and nib down with it.
@@ -127,6 +129,7 @@ async function startNib(serverUrl, args = []) {
     waitFor,
     write: data => child.stdin.write(data),
     bytes: () => bytes,
+    raw: () => raw,
     textLength: () => text.length,
     rawLength: () => raw.length,
     tail: () => text.slice(-3000),
@@ -206,6 +209,7 @@ async function streamRun(answer, response) {
     await nib.waitFor(IDLE, {from: end.index});
     const during = nib.bytes() - before;
     const total = nib.bytes();
+    if (process.env.BENCH_RAW_DIR) await writeFile(join(process.env.BENCH_RAW_DIR, `tui-${answer.length}.raw`), nib.raw());
     const usage = await nib.quit();
     const answerBytes = Buffer.byteLength(answer);
     return {...usage, during, total, answerBytes, streamS: (end.at - first) / 1000};

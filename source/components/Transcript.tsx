@@ -21,8 +21,11 @@ export type Props = {
 /**
  * Finished items in Ink's <Static>: written to the terminal once, above the live region, where
  * they become ordinary scrollback. Their cost does not grow with the length of the session.
+ * Memoized: Ink treats any update of the <Static> box as new static output and draws a frame at
+ * once, bypassing its frame throttle; re-rendered with every App render, every streamed delta
+ * cost an unthrottled frame.
  */
-export function Transcript({items, epoch, layout = 0, width}: Props) {
+export const Transcript = memo(function Transcript({items, epoch, layout = 0, width}: Props) {
   // Printed is printed: an answer that reached <Static> before the markdown renderer loaded would
   // stay raw markdown in the scrollback, so answers wait for it (it loads in well under a second).
   const isReady = useMarkdown() !== null;
@@ -32,7 +35,7 @@ export function Transcript({items, epoch, layout = 0, width}: Props) {
       {item => <TranscriptEntry key={item.id} item={item} width={width} />}
     </Static>
   );
-}
+});
 
 export type EntryProps = {
   readonly item: TranscriptItem;
