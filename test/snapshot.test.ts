@@ -73,6 +73,28 @@ describe('snapshots', () => {
     expect(unwrap(await store.diff(before, WORKSPACE))).toEqual([]);
   });
 
+  test('files deleted by a turn come back with their exact mode (0600, 0750), also from a reopened store', async () => {
+    await writeFile(join(root, 'secret.env'), 'TOKEN=1\n');
+    await chmod(join(root, 'secret.env'), 0o600);
+    await writeFile(join(root, 'run.sh'), '#!/bin/sh\n');
+    await chmod(join(root, 'run.sh'), 0o750);
+    await writeFile(join(root, 'later.txt'), 'a\n');
+    const first = await open();
+    unwrap(await first.take('start'));
+    // A file whose mode changes along with its content is recorded by the next snapshot.
+    await writeFile(join(root, 'later.txt'), 'b\n');
+    await chmod(join(root, 'later.txt'), 0o640);
+    const before = unwrap(await first.take('before turn 2'));
+    const store = await open();
+    bash('rm secret.env run.sh later.txt');
+    unwrap(await store.take('after turn 2'));
+    unwrap(await store.restore(before));
+    expect((await stat(join(root, 'secret.env'))).mode & 0o7777).toBe(0o600);
+    expect((await stat(join(root, 'run.sh'))).mode & 0o7777).toBe(0o750);
+    expect((await stat(join(root, 'later.txt'))).mode & 0o7777).toBe(0o640);
+    expect(await readFile(join(root, 'later.txt'), 'utf8')).toBe('b\n');
+  });
+
   test('an unchanged tree gives the same id; a change gives a new one', async () => {
     await writeFile(join(root, 'a.txt'), 'a');
     const store = await open();

@@ -48,11 +48,21 @@ const STALE_LOCK_MS = 30_000;
 // encoding conversion, so a snapshot holds the bytes on disk and gives back the same bytes.
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
+/** Starts the line of a snapshot's commit message that holds its files' exact modes. */
+const MODES_TRAILER = 'nib-modes: ';
+
 export class Snapshots {
   readonly root: string;
   readonly gitDir: string;
   private readonly ref: string;
   private last: {commit: string; tree: string} | null = null;
+  /**
+   * Exact permission bits of the workspace's files where git's two modes (644/755) would lose
+   * them (0600, 0775…), as of the last snapshot. Stored in each snapshot's commit message, so a
+   * deleted file comes back with its exact mode. Kept up to date from the files each snapshot
+   * changed, so an unchanged tree costs nothing; a chmod alone between turns goes unseen.
+   */
+  private modes: Map<string, number> | null = null;
 
   private constructor(root: string, gitDir: string, session: string) {
     this.root = root;
@@ -77,7 +87,9 @@ export class Snapshots {
     if (!tree.ok) return tree;
     if (this.last && this.last.tree === tree.value) return {ok: true, value: this.last.commit};
     const parent = this.last ? ['-p', this.last.commit] : [];
-    const commit = await this.git(['commit-tree', tree.value, ...parent, '-m', label || 'snapshot']);
+    const modes = await this.updateModes(tree.value);
+    const message = modes.size > 0 ? `${label || 'snapshot'}\n\n${MODES_TRAILER}${JSON.stringify(Object.fromEntries(modes))}` : label || 'snapshot';
+    const commit = await this.git(['commit-tree', tree.value, ...parent, '-m', message]);
     if (!commit.ok) return commit;
     const id = commit.value.trim();
     const updated = await this.git(['update-ref', this.ref, id]);
@@ -166,9 +178,56 @@ export class Snapshots {
       await rm(env.GIT_INDEX_FILE, {force: true});
       if (!written.ok) return written;
       for (const [path, mode] of keepModes) await chmod(join(this.root, path), mode).catch(() => {});
+      // Files that come back whole (deleted, or replaced by another kind) get their exact mode.
+      const exact = await this.modesOf(id);
+      for (const path of wanted) {
+        const mode = exact.get(path);
+        if (mode !== undefined && !keepModes.has(path)) await chmod(join(this.root, path), mode).catch(() => {});
+      }
       restored.push(...wanted);
     }
     return {ok: true, value: {restored, deleted}};
+  }
+
+  /** The unusual modes as of `tree`: all files the first time, then only the ones that changed. */
+  private async updateModes(tree: string): Promise<Map<string, number>> {
+    let paths: string[];
+    if (this.modes === null || this.last === null) {
+      this.modes = this.last ? await this.modesOf(this.last.commit) : new Map();
+      if (this.last === null) {
+        const listed = await this.git(['ls-files', '-z']);
+        paths = listed.ok ? listed.value.split('\0').filter(Boolean) : [];
+      } else paths = await this.changedPaths(this.last.tree, tree);
+    } else paths = await this.changedPaths(this.last.tree, tree);
+    const modes = this.modes;
+    for (let start = 0; start < paths.length; start += 64) {
+      await Promise.all(
+        paths.slice(start, start + 64).map(async path => {
+          const info = await lstat(join(this.root, path)).catch(() => null);
+          const mode = info?.isFile() ? info.mode & 0o7777 : undefined;
+          if (mode === undefined || mode === 0o644 || mode === 0o755) modes.delete(path);
+          else modes.set(path, mode);
+        }),
+      );
+    }
+    return modes;
+  }
+
+  private async changedPaths(from: string, to: string): Promise<string[]> {
+    const changes = await this.diffTrees(from, to, false);
+    return changes.ok ? changes.value.map(change => change.path) : [];
+  }
+
+  private async modesOf(commit: string): Promise<Map<string, number>> {
+    const body = await this.git(['cat-file', 'commit', commit]);
+    const line = body.ok ? body.value.split('\n').find(text => text.startsWith(MODES_TRAILER)) : undefined;
+    if (!line) return new Map();
+    try {
+      const parsed = JSON.parse(line.slice(MODES_TRAILER.length)) as Record<string, unknown>;
+      return new Map(Object.entries(parsed).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+    } catch {
+      return new Map();
+    }
   }
 
   /** Drops this session's snapshots (their objects go at the next `git gc`). */
