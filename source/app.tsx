@@ -190,7 +190,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
           usage={session ? {...state.usage, lastPromptTokens: session.tracker.tokens(setup.history)} : state.usage}
           contextWindow={config.contextWindow}
           cwd={cwdLabel}
-          keyState={isExitArmed ? 'confirm-exit' : isApproving ? 'approval' : state.busy ? 'busy' : 'idle'}
+          keyState={isExitArmed ? 'confirm-exit' : isApproving || sessionUi.overlay !== null ? 'approval' : state.busy ? 'busy' : 'idle'}
           width={width}
         />
       </Box>

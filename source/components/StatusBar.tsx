@@ -23,7 +23,9 @@ export type Props = {
 const hints: Record<KeyState, string> = {
   idle: 'enter send · ctrl+j newline · / commands · shift+tab mode · ctrl+d exit',
   busy: 'esc interrupt · type to queue · shift+tab mode',
-  approval: 'y yes · a always · n no · e edit · esc no',
+  // An approval or a /undo, /resume dialog lists its own keys, which change as it goes (a reason
+  // being typed, hunk by hunk); repeating a fixed list here would contradict it.
+  approval: 'keys as shown above · ctrl+c twice exits',
   'confirm-exit': 'press ctrl+c again to exit',
 };
 

@@ -26,7 +26,7 @@ test('"always" tools and context fill', () => {
 
 test('hints follow the state', () => {
   expect(plain(render(<StatusBar {...props} keyState="busy" />).lastFrame())).toContain('esc interrupt');
-  expect(plain(render(<StatusBar {...props} keyState="approval" />).lastFrame())).toContain('y yes · a always · n no · e edit');
+  expect(plain(render(<StatusBar {...props} keyState="approval" />).lastFrame())).toContain('keys as shown above');
   expect(plain(render(<StatusBar {...props} keyState="confirm-exit" />).lastFrame())).toContain('press ctrl+c again to exit');
 });
 
