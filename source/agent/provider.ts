@@ -7,7 +7,6 @@
  * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
  */
 import {randomBytes} from 'node:crypto';
-import {STATUS_CODES} from 'node:http';
 import OpenAI, {APIConnectionError, APIError, APIUserAbortError} from 'openai';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
@@ -74,7 +73,9 @@ export function createProvider(options: ProviderOptions): ChatProvider {
       maxRetries: 0,
       // The idle timer below covers the wait for headers too; this is only a backstop.
       timeout: idleTimeoutMs + 60_000,
-      fetch: readableErrors(options.fetch ?? globalThis.fetch, options.apiKey),
+      // Looked up per call, not here: reading globalThis.fetch loads Node's bundled undici (~35 ms),
+      // which the interactive session does not need before its first prompt.
+      fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
       // stdout belongs to the answer in print mode; the SDK must never write to the console.
       logLevel: 'off',
     }),
@@ -325,7 +326,9 @@ function describeRequestError(context: Context, error: unknown): Failure {
   }
   const status = error.status;
   const detail = serverMessage(error);
-  const head = `${status} ${STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
+  // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
+  // loads undici at startup (see the fetch above).
+  const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
   const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
   if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error.error ?? ''))) {
     return {message: withDetail(head), retryable: false, rejectsStreamOptions: true};

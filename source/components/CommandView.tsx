@@ -1,6 +1,5 @@
-import {highlight} from 'cli-highlight';
 import {Box, Text} from 'ink';
-import {useMemo} from 'react';
+import {useEffect, useMemo, useState} from 'react';
 import {clean} from './diff-lines.js';
 import {useTheme} from './theme.js';
 
@@ -36,15 +35,33 @@ export function CommandView({command, cwd, height, width}: Props) {
   );
 }
 
+/**
+ * cli-highlight brings highlight.js (~1.2 MB) with it: imported here at the top, it was on the
+ * path to the first frame. Loaded on first use instead (the markdown renderer has usually loaded
+ * it by the time a command waits for approval); until then the line shows plain.
+ */
 function Highlighted({line}: {readonly line: string}) {
   const theme = useTheme();
-  const colored = useMemo(() => {
-    try {
-      return highlight(line, {language: 'bash', ignoreIllegals: true});
-    } catch {
-      // cli-highlight throws on grammars it cannot load; the plain command is still correct.
-      return undefined;
-    }
+  const [colored, setColored] = useState<{line: string; text: string | undefined} | null>(null);
+  useEffect(() => {
+    let isCurrent = true;
+    import('cli-highlight').then(
+      ({highlight}) => {
+        let text: string | undefined;
+        try {
+          text = highlight(line, {language: 'bash', ignoreIllegals: true});
+        } catch {
+          // cli-highlight throws on grammars it cannot load; the plain command is still correct.
+          text = undefined;
+        }
+        if (isCurrent) setColored({line, text});
+      },
+      () => {},
+    );
+    return () => {
+      isCurrent = false;
+    };
   }, [line]);
-  return colored === undefined ? <Text {...theme.command}>{line}</Text> : <Text bold>{colored}</Text>;
+  const text = colored?.line === line ? colored.text : undefined;
+  return text === undefined ? <Text {...theme.command}>{line}</Text> : <Text bold>{text}</Text>;
 }

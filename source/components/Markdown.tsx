@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import {createContext, memo, use, useEffect, useMemo, useState, type ReactNode} from 'react';
+import {createContext, memo, use, useCallback, useEffect, useMemo, useState, type ReactNode} from 'react';
 import {useTheme} from './theme.js';
 
 /** Markdown source to terminal text, wrapped to `width`. */
@@ -56,10 +56,28 @@ export type LoaderProps = {
   readonly children: ReactNode;
 };
 
+/**
+ * Asks the loader for the renderer. The libraries take ~150 ms of one core to load; loaded right
+ * after the first frame, they held up the first keys typed. So they load once something needs
+ * them: the first item of the transcript (a prompt sent, or a resumed session).
+ */
+export const MarkdownRequestContext = createContext<() => void>(() => {});
+
+/** Starts loading the renderer once `isNeeded` is true (see MarkdownRequestContext). */
+export function useMarkdownWhen(isNeeded: boolean): void {
+  const request = use(MarkdownRequestContext);
+  useEffect(() => {
+    if (isNeeded) request();
+  }, [isNeeded, request]);
+}
+
 /** Provides the renderer once `load` resolves; if it fails, text stays plain rather than stuck. */
 export function MarkdownLoader({load, children}: LoaderProps) {
   const [render, setRender] = useState<RenderMarkdown | null>(null);
+  const [isRequested, setRequested] = useState(false);
+  const request = useCallback(() => setRequested(true), []);
   useEffect(() => {
+    if (!isRequested) return;
     let isCurrent = true;
     load().then(
       loaded => isCurrent && setRender(() => loaded),
@@ -68,6 +86,10 @@ export function MarkdownLoader({load, children}: LoaderProps) {
     return () => {
       isCurrent = false;
     };
-  }, [load]);
-  return <MarkdownContext value={render}>{children}</MarkdownContext>;
+  }, [load, isRequested]);
+  return (
+    <MarkdownRequestContext value={request}>
+      <MarkdownContext value={render}>{children}</MarkdownContext>
+    </MarkdownRequestContext>
+  );
 }

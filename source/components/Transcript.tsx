@@ -4,7 +4,7 @@ import {formatSeconds, type TranscriptItem} from '../agent/reducer.js';
 import {computeChange} from '../agent/hunks.js';
 import type {ToolView} from '../agent/reducer.js';
 import {DiffView} from './DiffView.js';
-import {Markdown, useMarkdown} from './Markdown.js';
+import {Markdown, useMarkdown, useMarkdownWhen} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useTheme} from './theme.js';
 
@@ -29,6 +29,7 @@ export const Transcript = memo(function Transcript({items, epoch, layout = 0, wi
   // Printed is printed: an answer that reached <Static> before the markdown renderer loaded would
   // stay raw markdown in the scrollback, so answers wait for it (it loads in well under a second).
   const isReady = useMarkdown() !== null;
+  useMarkdownWhen(items.length > 0);
   const held = isReady ? -1 : items.findIndex(item => item.kind === 'assistant');
   return (
     <Static key={`${epoch}:${layout}`} items={(held === -1 ? items : items.slice(0, held)) as TranscriptItem[]}>

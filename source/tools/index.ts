@@ -28,13 +28,16 @@ export const defaultTools: readonly AnyTool[] = [readTool, grepTool, listTool, w
 
 export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): ToolRegistry {
   const byName = new Map(tools.map(tool => [tool.name, tool]));
-  // JSON Schema generation walks the zod tree; do it once per registry, not once per request.
-  const definitionOf = new Map(tools.map(tool => [tool.name, toDefinition(tool)]));
+  // JSON Schema generation walks the zod tree; do it once per registry, not once per request,
+  // and not before the first request: the default registry is built while nib starts.
+  let definitionOf: Map<string, ToolDefinition> | undefined;
   return {
     tools,
     get: name => byName.get(name),
-    definitions: ({mode}) =>
-      tools.filter(tool => mode !== 'plan' || tool.kind === 'read').map(tool => definitionOf.get(tool.name)!),
+    definitions: ({mode}) => {
+      definitionOf ??= new Map(tools.map(tool => [tool.name, toDefinition(tool)]));
+      return tools.filter(tool => mode !== 'plan' || tool.kind === 'read').map(tool => definitionOf!.get(tool.name)!);
+    },
     parseArgs,
   };
 }
