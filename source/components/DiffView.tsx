@@ -57,7 +57,10 @@ export function DiffView({title, change, hunk, height, width, isActive = false}:
       ))}
       {fits ? null : (
         <Text {...theme.dim} wrap="truncate-end">
-          lines {offset + 1}–{offset + bodyHeight} of {lines.length} · ↑↓ PgUp PgDn
+          {/* In the transcript nothing scrolls: say what is left out instead of offering keys. */}
+          {isActive
+            ? `lines ${offset + 1}–${offset + bodyHeight} of ${lines.length} · ↑↓ PgUp PgDn`
+            : `… ${lines.length - bodyHeight} more lines (/diff shows them all)`}
         </Text>
       )}
     </Box>

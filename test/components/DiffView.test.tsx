@@ -130,3 +130,10 @@ describe('DiffView', () => {
 function escape(text: string): string {
   return text.replace(/[[\]\\^$.*+?()|{}]/g, '\\$&');
 }
+
+test('in the transcript (not scrollable) a long diff says how much is left out, with no scroll keys', () => {
+  const change = computeChange(Array.from({length: 100}, (_, i) => `old ${i}\n`).join(''), Array.from({length: 100}, (_, i) => `new ${i}\n`).join(''));
+  const frame = stripAnsi(render(<DiffView title="write big.txt" change={change} height={12} width={40} />).lastFrame() ?? '');
+  expect(frame).toMatch(/… \d+ more lines \(\/diff shows them all\)/);
+  expect(frame).not.toContain('PgUp');
+});
