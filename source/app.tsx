@@ -305,10 +305,19 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
   // in raw mode with no cursor.
   const redactSecrets = createRedactor(env, [{name: 'apiKey', value: config.apiKey}]);
+  // Once only: after the terminal is gone (SIGHUP) every write fails with EIO, and reporting that
+  // failure by writing would raise it again, forever, at full CPU.
+  let crashed = false;
   const onCrash = (error: unknown) => {
-    instance.unmount();
-    process.stderr.write(`nib: unexpected error: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
+    if (crashed) return;
+    crashed = true;
     process.exitCode = 1;
+    instance.unmount();
+    try {
+      process.stderr.write(`nib: unexpected error: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
+    } catch {
+      // Nowhere left to report it.
+    }
   };
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
@@ -318,8 +327,12 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const removeStopHandlers = onStopSignals(['SIGTERM', 'SIGHUP'], signal => {
     stoppedBy = signal;
     stop.abort();
-    // A turn that does not wind down (longer than a command's kill grace) does not keep nib alive.
-    setTimeout(() => instance.unmount(), 5000).unref();
+    // A turn that does not wind down (longer than a command's kill grace), or an Ink that cannot
+    // finish its last write to a terminal that is gone, does not keep nib alive.
+    setTimeout(() => {
+      instance.unmount();
+      void (session?.close() ?? Promise.resolve()).finally(() => process.exit(exitCodeFor(signal)));
+    }, 5000).unref();
   });
   try {
     await instance.waitUntilExit();

@@ -1,3 +1,4 @@
+import {readFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeAll, expect, test} from 'vitest';
@@ -13,12 +14,17 @@ afterEach(async () => {
   session = undefined;
 });
 
+// A killed process may stay a zombie for a moment until its new parent reaps it: that is dead.
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8').match(/^State:\s+(\S)/m)?.[1] !== 'Z';
+  } catch {
+    return false; // gone in between
   }
 };
 
@@ -43,4 +49,19 @@ test.each([
   const stty = screen.slice(screen.indexOf('nib exited'));
   expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);
   expect(stty).toMatch(/(^|\s)echo(\s|$)/m);
+});
+
+test('closing the terminal for real (the tty hangs up) ends nib and its command, with no spin on the dead terminal', async () => {
+  session = await startNib({
+    script: [sse.toolCall('bash', {command: 'sleep 300 & echo $! > sleep.pid; wait'}), sse.text('done')],
+    args: ['--approval-mode', 'yolo', 'run it'],
+    shell: `echo $$ > nib.pid; exec "$@"`,
+  });
+  const sleepPid = Number(await session.waitForFile('sleep.pid', text => /^\d+\n$/.test(text)));
+  const nibPid = Number(await readFile(join(session.workspace, 'nib.pid'), 'utf8'));
+  await session.term.close();
+  const deadline = Date.now() + 10_000;
+  while ((isAlive(nibPid) || isAlive(sleepPid)) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
+  expect(isAlive(nibPid)).toBe(false);
+  expect(isAlive(sleepPid)).toBe(false);
 });
