@@ -1,6 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import type {SessionSummary} from '../agent/session.js';
+import {toTerminalText} from '../agent/terminal-text.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -60,5 +61,6 @@ export function SessionPicker({sessions, onPick, onCancel, rows, width, isActive
 function describe(session: SessionSummary): string {
   const when = new Date(session.updated).toISOString().slice(0, 16).replace('T', ' ');
   const turns = `${session.turns} turn${session.turns === 1 ? '' : 's'}`;
-  return `${when}  ${turns.padEnd(9)} ${session.model ? `${session.model}  ` : ''}${session.firstPrompt || '(no prompt)'}`;
+  // Read back from a log file: whatever it holds reaches the terminal only as text.
+  return toTerminalText(`${when}  ${turns.padEnd(9)} ${session.model ? `${session.model}  ` : ''}${session.firstPrompt || '(no prompt)'}`);
 }

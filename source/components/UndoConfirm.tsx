@@ -1,6 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import type {FileChange} from '../agent/snapshot.js';
+import {toTerminalText} from '../agent/terminal-text.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -20,7 +21,8 @@ export type Props = {
 export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, isActive = true}: Props) {
   const theme = useTheme();
   const [top, setTop] = useState(0);
-  const lines = changes.flatMap(change => (change.patch || `${change.status} ${change.path}`).trimEnd().split('\n'));
+  // File content and names reach the terminal only as text, never as escape sequences.
+  const lines = changes.flatMap(change => toTerminalText(change.patch || `${change.status} ${change.path}`).trimEnd().split('\n'));
   const warning = conflicts.length > 0 ? 1 + Math.min(conflicts.length, 3) : 0;
   const height = Math.max(1, rows - 3 - warning);
   const maxTop = Math.max(0, lines.length - height);
@@ -52,7 +54,7 @@ export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, i
           {conflicts.slice(0, 3).map(path => (
             <Text key={path} {...theme.warning} wrap="truncate-end">
               {'  '}
-              {path}
+              {toTerminalText(path)}
             </Text>
           ))}
         </>

@@ -97,3 +97,23 @@ test('undo: a long diff scrolls, and n or esc keeps the files', async () => {
   stdin.write(keys.escape);
   await waitFor(() => expect(answers).toEqual([false, false]));
 });
+
+test('escape sequences in a logged prompt, a file name or a file\'s content reach the terminal as text', () => {
+  const hostile = 'x\u001B]0;pwned\u0007y\u001B[2J';
+  const picker = render(
+    <ThemeContext value={createTheme({})}>
+      <SessionPicker sessions={[session('c', hostile, 1, Date.UTC(2026, 10, 22))]} rows={10} width={80} onPick={() => {}} onCancel={() => {}} />
+    </ThemeContext>,
+  );
+  const patch = `diff --git a/e.txt b/e.txt\n--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-${hostile}\n+plain\n`;
+  const undo = render(
+    <ThemeContext value={createTheme({})}>
+      <UndoConfirm title="Undo turn 1" changes={[{path: 'e.txt', status: 'modified', oldMode: '100644', newMode: '100644', patch}]} conflicts={[hostile]} rows={20} width={80} onAnswer={() => {}} />
+    </ThemeContext>,
+  );
+  for (const frame of [picker.lastFrame() ?? '', undo.lastFrame() ?? '']) {
+    expect(frame).not.toContain('\u001B]0;');
+    expect(frame).not.toContain('\u0007');
+    expect(frame).toContain(']0;pwned');
+  }
+});
