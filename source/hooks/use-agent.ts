@@ -48,7 +48,7 @@ type Pending = {id: string; resolve: (decision: Decision) => void};
 export function useAgent(options: UseAgentOptions): Agent {
   const {setup, maxRounds} = options;
   const now = options.now ?? Date.now;
-  const frameMs = options.frameMs ?? 33;
+  const frameMs = options.frameMs ?? 80;
   const {hooks} = options;
   const [state, setState] = useState(() =>
     (options.initialEvents ?? []).reduce(reduce, initialState({model: options.model, mode: options.mode})),
