@@ -59,8 +59,11 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
       redraw();
       return;
     }
-    typed.current = next;
-    change(next);
+    // A pasted block arrives in one read with its line breaks as CR (what Enter sends); they are
+    // line breaks in the prompt, not a character the model would see as garbage.
+    const text = next.replace(/\r\n?/g, '\n');
+    typed.current = text;
+    change(text);
   };
 
   const change = (next: string) => {

@@ -117,3 +117,14 @@ test('slashMatches: only while the command name is typed', () => {
   expect(slashMatches('/model x', commands)).toEqual([]);
   expect(slashMatches('hello', commands)).toEqual([]);
 });
+
+test('a pasted block (its line breaks arrive as CR, in one read) keeps them as lines and is not sent', async () => {
+  const {type, sent, lastFrame} = setup();
+  await new Promise(resolve => setTimeout(resolve, 60)); // the key listener attaches after the first frame
+  await type('first line\rsecond line\rthird');
+  await waitFor(() => expect(plain(lastFrame())).toContain('second line'));
+  expect(plain(lastFrame())).not.toContain('first linesecond');
+  expect(sent).toEqual([]);
+  await type(keys.enter);
+  await waitFor(() => expect(sent).toEqual(['first line\nsecond line\nthird']));
+});
