@@ -95,6 +95,21 @@ describe('snapshots', () => {
     expect(await readFile(join(root, 'later.txt'), 'utf8')).toBe('b\n');
   });
 
+  test('modes scanned while warming up (refresh) stay right for files changed before the first snapshot', async () => {
+    await writeFile(join(root, 'a.key'), 'a\n');
+    await chmod(join(root, 'a.key'), 0o600);
+    const store = await open();
+    unwrap(await store.refresh());
+    await writeFile(join(root, 'b.key'), 'b\n');
+    await chmod(join(root, 'b.key'), 0o640);
+    const before = unwrap(await store.take('before'));
+    bash('rm a.key b.key');
+    unwrap(await store.take('after'));
+    unwrap(await store.restore(before));
+    expect((await stat(join(root, 'a.key'))).mode & 0o7777).toBe(0o600);
+    expect((await stat(join(root, 'b.key'))).mode & 0o7777).toBe(0o640);
+  });
+
   test('an unchanged tree gives the same id; a change gives a new one', async () => {
     await writeFile(join(root, 'a.txt'), 'a');
     const store = await open();

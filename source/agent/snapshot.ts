@@ -63,6 +63,8 @@ export class Snapshots {
    * changed, so an unchanged tree costs nothing; a chmod alone between turns goes unseen.
    */
   private modes: Map<string, number> | null = null;
+  /** The tree `modes` describes; null before the first full scan. */
+  private modesTree: string | null = null;
 
   private constructor(root: string, gitDir: string, session: string) {
     this.root = root;
@@ -105,7 +107,13 @@ export class Snapshots {
    */
   async refresh(): Promise<Result<void>> {
     const added = await this.git(['add', '-A', '--ignore-errors', '--', '.']);
-    return added.ok ? {ok: true, value: undefined} : added;
+    if (!added.ok) return added;
+    // The first snapshot stats every file for its mode; done here, that wait is off the turn too.
+    if (this.last === null && this.modesTree === null) {
+      const tree = await this.git(['write-tree']);
+      if (tree.ok) await this.updateModes(tree.value.trim());
+    }
+    return {ok: true, value: undefined};
   }
 
   /** Files that differ between two snapshots (or a snapshot and the workspace), with patches. */
@@ -191,14 +199,15 @@ export class Snapshots {
 
   /** The unusual modes as of `tree`: all files the first time, then only the ones that changed. */
   private async updateModes(tree: string): Promise<Map<string, number>> {
-    let paths: string[];
-    if (this.modes === null || this.last === null) {
+    if (this.modes === null) {
       this.modes = this.last ? await this.modesOf(this.last.commit) : new Map();
-      if (this.last === null) {
-        const listed = await this.git(['ls-files', '-z']);
-        paths = listed.ok ? listed.value.split('\0').filter(Boolean) : [];
-      } else paths = await this.changedPaths(this.last.tree, tree);
-    } else paths = await this.changedPaths(this.last.tree, tree);
+      this.modesTree = this.last?.tree ?? null;
+    }
+    let paths: string[];
+    if (this.modesTree === null) {
+      const listed = await this.git(['ls-files', '-z']);
+      paths = listed.ok ? listed.value.split('\0').filter(Boolean) : [];
+    } else paths = this.modesTree === tree ? [] : await this.changedPaths(this.modesTree, tree);
     const modes = this.modes;
     for (let start = 0; start < paths.length; start += 64) {
       await Promise.all(
@@ -210,6 +219,7 @@ export class Snapshots {
         }),
       );
     }
+    this.modesTree = tree;
     return modes;
   }
 
