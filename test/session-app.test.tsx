@@ -160,11 +160,17 @@ test('--resume opens the picker; enter resumes the chosen session', async () => 
   const second = await start([sse.text('two')], ['--resume']);
   await waitFor(() => expect(second.screen()).toContain('Resume a session (1)'));
   expect(second.screen()).toContain('the first session');
+  expect(second.screen()).toContain('esc new session');
   await second.type(keys.enter);
   await waitFor(() => expect(second.everything()).toContain('one answer'));
   await waitFor(() => expect(second.screen()).toContain('enter send'));
   await second.type('/sessions', keys.enter);
   await waitFor(() => expect(second.everything()).toContain('Sessions in this workspace'));
+  // From inside a session, Esc goes back to it rather than to a new one.
+  await second.type('/resume', keys.enter);
+  await waitFor(() => expect(second.screen()).toContain('esc back to this session'));
+  await second.type(keys.escape);
+  await waitFor(() => expect(second.screen()).toContain('enter send'));
 });
 
 test('/clear goes on in a new session log; the old one stays whole', async () => {

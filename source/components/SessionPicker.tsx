@@ -11,6 +11,8 @@ export type Props = {
   readonly onPick: (session: SessionSummary) => void;
   /** Esc: no session chosen. */
   readonly onCancel: () => void;
+  /** What Esc leads to, for its hint: a new session at start (`nib --resume`), back from `/resume`. */
+  readonly cancelLabel?: string;
   /** Rows the list may use (the rest of the screen stays for the transcript). */
   readonly rows: number;
   readonly width: number;
@@ -18,7 +20,7 @@ export type Props = {
 };
 
 /** `nib --resume` and `/resume`: one line per session, ↑/↓ to move, Enter to open, Esc to leave. */
-export function SessionPicker({sessions, onPick, onCancel, rows, width, isActive = true}: Props) {
+export function SessionPicker({sessions, onPick, onCancel, cancelLabel = 'new session', rows, width, isActive = true}: Props) {
   const theme = useTheme();
   const [selected, setSelected] = useState(0);
   useInput(
@@ -53,7 +55,7 @@ export function SessionPicker({sessions, onPick, onCancel, rows, width, isActive
           </Text>
         );
       })}
-      <Text {...theme.dim}>↑/↓ choose · enter resume · esc new session</Text>
+      <Text {...theme.dim}>↑/↓ choose · enter resume · esc {cancelLabel}</Text>
     </Box>
   );
 }

@@ -31,7 +31,7 @@ export type TurnHooks = {
 };
 
 type Overlay =
-  | {kind: 'picker'; sessions: SessionSummary[]}
+  | {kind: 'picker'; sessions: SessionSummary[]; cancelLabel: string}
   | {kind: 'undo'; turn: number | undefined; label: number; changes: FileChange[]; conflicts: string[]};
 
 /** The parts of useAgent's result this hook uses; read through a ref, since useAgent needs our hooks first. */
@@ -113,7 +113,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
     if (!pickerRequested || !session) return;
     let isCurrent = true;
     void listSessions(session.dir).then(sessions => {
-      if (isCurrent) setOverlay({kind: 'picker', sessions});
+      if (isCurrent) setOverlay({kind: 'picker', sessions, cancelLabel: 'new session'});
     });
     return () => {
       isCurrent = false;
@@ -152,7 +152,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
           const found = await findSession(session.dir, arg);
           return found.ok ? switchTo(found.value) : note(found.error.message);
         }
-        setOverlay({kind: 'picker', sessions: await listSessions(session.dir)});
+        setOverlay({kind: 'picker', sessions: await listSessions(session.dir), cancelLabel: 'back to this session'});
       },
       sessions: async arg => {
         if (!session) return unavailable();
@@ -215,6 +215,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
         rows={Math.max(4, options.rows - 4)}
         width={options.width}
         onCancel={() => setOverlay(null)}
+        cancelLabel={overlay.cancelLabel}
         onPick={picked => {
           setOverlay(null);
           void switchTo(picked.path);
