@@ -207,7 +207,7 @@ function FirstRunScreen({problem, configPath}: {readonly problem: string; readon
   return <Static items={['first-run']}>{key => <FirstRun key={key} problem={problem} configPath={configPath} />}</Static>;
 }
 
-/** The markdown libraries are most of this bundle: they load while the first frame is on screen. */
+/** The markdown libraries are most of this bundle: they load when the transcript gets its first item (see MarkdownLoader). */
 const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer());
 
 export type InteractiveOptions = {
