@@ -1,4 +1,4 @@
-import {Box, Text, useInput} from 'ink';
+import {Box, Text, useInput, usePaste} from 'ink';
 import TextInput from 'ink-text-input';
 import {useReducer, useRef, useState} from 'react';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
@@ -59,12 +59,32 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
       redraw();
       return;
     }
-    // A pasted block arrives in one read with its line breaks as CR (what Enter sends); they are
-    // line breaks in the prompt, not a character the model would see as garbage.
-    const text = next.replace(/\r\n?/g, '\n');
+    // Ink does not split a CR from the text read with it. A paste arrives through usePaste below
+    // (bracketed paste), so a lone trailing CR here is Enter typed before the app read the keys
+    // (fast typing, a loaded machine): send. Several CRs are a paste from a terminal without
+    // bracketed paste: keep them as line breaks rather than sending the first line.
+    const lines = next.split(/\r\n?/);
+    if (lines.length === 2 && lines[1] === '') {
+      typed.current = lines[0]!;
+      change(lines[0]!);
+      submit(lines[0]!);
+      return;
+    }
+    const text = lines.join('\n');
     typed.current = text;
     change(text);
   };
+
+  // Bracketed paste: a pasted block lands in the prompt whole, line breaks included, never sent.
+  usePaste(
+    pasted => {
+      const text = value + pasted.replace(/\r\n?/g, '\n');
+      // Remount the input so its cursor goes to the end of the new text.
+      typed.current = '';
+      change(text);
+    },
+    {isActive},
+  );
 
   const change = (next: string) => {
     setSelected(0);

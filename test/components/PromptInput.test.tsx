@@ -128,3 +128,21 @@ test('a pasted block (its line breaks arrive as CR, in one read) keeps them as l
   await type(keys.enter);
   await waitFor(() => expect(sent).toEqual(['first line\nsecond line\nthird']));
 });
+
+test('text and Enter read together (fast typing on a loaded machine) are sent, not kept as a line break', async () => {
+  const {type, sent, lastFrame} = setup();
+  await new Promise(resolve => setTimeout(resolve, 60)); // the key listener attaches after the first frame
+  await type('/clear\r');
+  await waitFor(() => expect(sent).toEqual(['/clear']));
+  expect(plain(lastFrame())).toBe('›');
+});
+
+test('a bracketed paste keeps its line breaks and is not sent; Enter then sends it', async () => {
+  const {type, sent, lastFrame} = setup();
+  await new Promise(resolve => setTimeout(resolve, 60));
+  await type('note: ', '\u001B[200~alpha\rbeta\r\u001B[201~');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› note: alpha\n┊ beta\n┊'));
+  expect(sent).toEqual([]);
+  await type('gamma', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['note: alpha\nbeta\ngamma']));
+});
