@@ -297,6 +297,15 @@ describe('reduce: UI actions', () => {
     expect(cleared.transcript).toEqual([]);
     expect(cleared.epoch).toBe(1);
   });
+
+  test('clear takes back "always" answers: they belonged to the conversation that is gone', () => {
+    const state = fold([
+      {type: 'approval-request', request: {id: 'c1', name: 'bash', args: {}, preview: {title: 'bash ls', outside: false}}},
+      {type: 'approval-decision', id: 'c1', decision: {kind: 'always'}},
+    ]);
+    expect(state.alwaysTools).toEqual(['bash']);
+    expect(reduce(state, {type: 'clear'}).alwaysTools).toEqual([]);
+  });
 });
 
 describe('reduce: sequences', () => {

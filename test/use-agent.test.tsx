@@ -62,3 +62,23 @@ test('an answer given while the session log is still being written (before appro
   expect(events.find(event => event.type === 'approval-decision')).toMatchObject({decision: {kind: 'yes'}});
   expect(await readFile(join(dir, 'new.txt'), 'utf8')).toBe('hello\n');
 });
+
+test('/clear takes back "always" answers and what the model had read', async () => {
+  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', 'http://127.0.0.1:9/v1', '--cwd', dir]);
+  if (!flags.ok) throw new Error(flags.error);
+  const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: join(dir, '.config')}, cwd: dir});
+  if (!config.ok) throw new Error(config.error);
+  const setup = await setupAgent(config.value);
+  if (!setup.ok) throw new Error(setup.error);
+  setup.value.alwaysAllowed.add('bash');
+  setup.value.context.session.reads.set(join(dir, 'a.txt'), {size: 1, mtimeMs: 1, hash: 'x'});
+
+  let agent: Agent | undefined;
+  const hooks: TurnHooks = {beforeTurn: async () => {}, onEvent: async () => {}, afterTurn: async () => {}};
+  const app = render(<Probe setup={setup.value} hooks={hooks} onAgent={next => (agent = next)} />);
+  unmount = app.unmount;
+  await waitFor(() => expect(agent).toBeDefined());
+  agent!.clear();
+  expect(setup.value.alwaysAllowed.size).toBe(0);
+  expect(setup.value.context.session.reads.size).toBe(0);
+});

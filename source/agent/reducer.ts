@@ -184,7 +184,7 @@ export function reduce(state: UiState, raw: AgentEvent | UiAction): UiState {
     case 'set-model':
       return {...s, model: input.model};
     case 'clear':
-      return {...s, transcript: [], epoch: s.epoch + 1};
+      return {...s, transcript: [], epoch: s.epoch + 1, alwaysTools: []};
     default:
       return s;
   }

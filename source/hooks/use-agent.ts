@@ -214,6 +214,10 @@ export function useAgent(options: UseAgentOptions): Agent {
   const clear = useCallback(() => {
     // The loop appends to the history in place; a fresh conversation keeps only the system message.
     setup.history.splice(1);
+    // A fresh conversation is a fresh grant: "always" answers and what the model has read (the
+    // stale-read guard) belonged to the one that is gone.
+    setup.alwaysAllowed.clear();
+    setup.context.session.reads.clear();
     dispatch({type: 'clear'});
   }, [setup, dispatch]);
 
