@@ -1,5 +1,4 @@
 import {readdir, readFile} from 'node:fs/promises';
-import {execa} from 'execa';
 import {z} from 'zod';
 import {LIMITS} from '../agent/limits.js';
 import {createOutputForwarder, OutputKeeper} from './output.js';
@@ -98,6 +97,9 @@ async function runCommand(
   for (const name of settings.hiddenEnv) delete env[name];
   const started = performance.now();
 
+  // Loaded on the first command: execa and its dependencies are ~150 KB that print mode's first
+  // request does not need (bench/startup.mjs).
+  const {execa} = await import('execa');
   const subprocess = execa('bash', ['-c', WRAPPER, 'nib', command], {
     cwd: ctx.root,
     env,

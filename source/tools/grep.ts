@@ -2,7 +2,6 @@ import {constants, readFileSync, type Stats} from 'node:fs';
 import {access, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {createInterface} from 'node:readline';
-import {execa} from 'execa';
 import picomatch from 'picomatch';
 import {z} from 'zod';
 import {LIMITS} from '../agent/limits.js';
@@ -113,6 +112,8 @@ async function searchWithRipgrep(rg: string, search: Search, collector: Collecto
   if (search.args.glob) flags.push('--glob', search.args.glob);
   flags.push('--regexp', search.args.pattern, '--');
   if (search.file) flags.push(search.file);
+  // Loaded on first use, like bash.ts: not on the path to the first request.
+  const {execa} = await import('execa');
   const subprocess = execa(rg, flags, {
     cwd: search.dir,
     stdin: 'ignore',
