@@ -1,5 +1,5 @@
 import {extname} from 'node:path';
-import {Box, Text, useInput} from 'ink';
+import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../agent/events.js';
 import {computeChange, decideHunks, describeHunk} from '../agent/hunks.js';
@@ -85,7 +85,9 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       return;
     }
     setMode({kind: 'choose'});
-    if (isUnchanged(result.value, editable, Boolean(preview.command))) decide({kind: 'yes'});
+    // Quitting the editor without saving (vim's :q!) is how people back out: ask again rather
+    // than take it as a yes.
+    if (isUnchanged(result.value, editable, Boolean(preview.command))) setMessage('No change saved: choose again.');
     // A command from an editor ends with the newline the editor adds; the shell must not see it.
     else decide({kind: 'edit', text: preview.command ? result.value.replace(/\n+$/, '') : result.value});
   };
@@ -137,6 +139,12 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       if (key.ctrl || key.meta) return;
       // Ink hands over several keys read at once as one string ("ny", or "n" and the start of
       // a reason): take them one by one, and once `n` opened the reason, the rest is its text.
+      // Any other burst at the choice (text typed ahead for the prompt, a paste in a terminal
+      // without bracketed paste: "array" would be `a`, always) approves nothing.
+      if (mode.kind === 'choose' && input.length > 1 && !input.startsWith('n')) {
+        setMessage('Several keys arrived at once and were ignored: press one key.');
+        return;
+      }
       const chars = [...input];
       for (const [index, char] of chars.entries()) {
         if (decided.current) return;
@@ -146,6 +154,16 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         }
         pressKey(char);
       }
+    },
+    {isActive},
+  );
+
+  // A paste is text, never a key: it extends a reason, and is ignored anywhere else.
+  usePaste(
+    text => {
+      if (decided.current) return;
+      if (modeRef.current.kind === 'reason') setReason(reason.current + text.replace(/[\r\n]+/g, ' '));
+      else if (modeRef.current.kind !== 'editing') setMessage('Pasted text is ignored here: press one key.');
     },
     {isActive},
   );

@@ -16,7 +16,12 @@ export type Props = {
 /** A shell command for approval: highlighted as bash, with its working directory. */
 export function CommandView({command, cwd, height, width}: Props) {
   const theme = useTheme();
-  const lines = useMemo(() => command.replace(/\n+$/, '').split('\n').map(clean), [command]);
+  // Long lines are folded, never cut at the edge: what hides past the edge of a command
+  // (`ls <150 spaces>; curl … | sh`) would run on `y`.
+  const lines = useMemo(
+    () => command.replace(/\n+$/, '').split('\n').map(clean).flatMap(line => fold(line, Math.max(8, width - 2))),
+    [command, width],
+  );
   const room = Math.max(1, height - 1);
   const shown = lines.length > room ? lines.slice(0, room - 1) : lines;
   return (
@@ -33,6 +38,14 @@ export function CommandView({command, cwd, height, width}: Props) {
       </Text>
     </Box>
   );
+}
+
+function fold(line: string, size: number): string[] {
+  const chars = [...line];
+  if (chars.length <= size) return [line];
+  const parts: string[] = [];
+  for (let start = 0; start < chars.length; start += size) parts.push(chars.slice(start, start + size).join(''));
+  return parts;
 }
 
 /**
