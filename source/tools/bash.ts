@@ -150,7 +150,7 @@ async function runCommand(
     child.once('error', error => resolve({code: null, signal: null, spawnError: error.message}));
   });
   // The shell is gone; its output is complete unless a background child still holds the pipe.
-  const ended = await drain(output, outputEnded, () => lastDataAt, settings.drainMs);
+  const ended = await drain(output, outputEnded, () => lastDataAt, () => stopReason !== null, settings.drainMs);
   const heldOpen = !ended;
   output.destroy();
   subprocess.stdout?.destroy();
@@ -177,12 +177,14 @@ async function runCommand(
  * After the shell exits, reads on until the output ends, or until it has been quiet for `quietMs`
  * while flowing (a background child holds the pipe but is not writing), or until a child that
  * writes forever has had 10 quiet periods' worth. Time spent paused for the spill file does not
- * count: the bytes still in the pipe are the tail the model needs.
+ * count: the bytes still in the pipe are the tail the model needs. Once the call is timed out or
+ * aborted it does: a pause that never ends must not outlive the call.
  */
 async function drain(
   output: NodeJS.ReadableStream & {readableEnded: boolean},
   ended: Promise<void>,
   lastDataAt: () => number,
+  stopped: () => boolean,
   quietMs: number,
 ): Promise<boolean> {
   let flowingMs = 0;
@@ -192,7 +194,7 @@ async function drain(
     await Promise.race([ended, new Promise<void>(resolve => (timer = setTimeout(resolve, quietMs / 4)))]);
     clearTimeout(timer);
     if (output.readableEnded) break;
-    if (output.isPaused()) continue;
+    if (output.isPaused() && !stopped()) continue;
     flowingMs += performance.now() - started;
     if (performance.now() - lastDataAt() >= quietMs || flowingMs >= quietMs * 10) return false;
   }

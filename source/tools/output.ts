@@ -16,6 +16,8 @@ export class OutputKeeper {
   private tailLength = 0;
   private spill: WriteStream | null = null;
   private spillError: string | null = null;
+  /** Producers paused for the spill file, woken by 'drain' or by its failure. */
+  private drainWaiters: (() => void)[] = [];
   /** Spilled text not yet written: the current line, so a secret is never cut in two. */
   private spillLine = '';
   private readonly spillDecoder = new StringDecoder('utf8');
@@ -42,7 +44,7 @@ export class OutputKeeper {
     }
     let ready = true;
     if (this.spill) {
-      ready = this.writeSpill(chunk);
+      ready = this.spillError ? true : this.writeSpill(chunk);
     } else if (this.total > this.headBytes + this.tailBytes) {
       this.startSpill();
       for (const part of [...this.head, ...this.tail, rest]) ready = this.writeSpill(part);
@@ -63,6 +65,8 @@ export class OutputKeeper {
    * 64 KiB goes out but for its last 1 KiB.
    */
   private writeSpill(bytes: Buffer, end = false): boolean {
+    // A failed spill file never drains: saying "wait" here would pause the output for good.
+    if (this.spillError) return true;
     this.spillLine = this.redact(this.spillLine + this.spillDecoder.write(bytes) + (end ? this.spillDecoder.end() : ''));
     let cut = end ? this.spillLine.length : this.spillLine.lastIndexOf('\n') + 1;
     if (cut === 0 && this.spillLine.length > 64 * 1024) cut = this.spillLine.length - 1024;
@@ -72,23 +76,39 @@ export class OutputKeeper {
     return this.spill!.write(text);
   }
 
+  /** Calls `listener` once the producer may go on: the spill file drained, or gave up. */
   onDrain(listener: () => void): void {
-    this.spill?.once('drain', listener);
+    if (!this.spill || this.spillError) queueMicrotask(listener);
+    else this.drainWaiters.push(listener);
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   private startSpill(): void {
     this.spillPath = path.join(this.spillDir, `nib-bash-${randomBytes(6).toString('hex')}.log`);
     this.spill = createWriteStream(this.spillPath, {mode: 0o600});
+    this.spill.on('drain', () => this.wakeWaiters());
+    // A missing temp dir or a full disk: stop spilling, keep head and tail in memory as always,
+    // and wake the paused output, for whom the 'drain' it waits for will never come.
     this.spill.on('error', error => {
-      this.spillError = error.message;
+      this.spillError ??= error.message;
+      this.wakeWaiters();
     });
   }
 
   async close(): Promise<void> {
     const spill = this.spill;
-    if (!spill) return;
+    if (!spill || this.spillError) return;
     this.writeSpill(Buffer.alloc(0), true);
-    await new Promise<void>(resolve => spill.end(resolve));
+    // 'close' comes after 'finish' and after 'error' (a full disk can fail the last write).
+    await new Promise<void>(resolve => {
+      spill.once('close', resolve);
+      spill.end();
+    });
   }
 
   /** The text for the model: all of it, or head + a marker of what was dropped + tail. */
@@ -98,7 +118,11 @@ export class OutputKeeper {
     const tailBuffer = Buffer.concat(this.tail);
     const tail = tailBuffer.subarray(Math.max(0, tailBuffer.length - this.tailBytes));
     const dropped = this.total - this.headLength - tail.length;
-    const where = this.spillPath && !this.spillError ? `; the full output is in ${this.spillPath}` : '';
+    const where = this.spillError
+      ? `; the full output could not be saved (${this.spillError})`
+      : this.spillPath
+        ? `; the full output is in ${this.spillPath}`
+        : '';
     // A cut can fall inside a multi-byte character; drop the broken ends rather than show U+FFFD.
     const headText = head.replace(/\uFFFD+$/, '');
     const tailText = tail.toString('utf8').replace(/^\uFFFD+/, '');

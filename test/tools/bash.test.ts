@@ -135,6 +135,22 @@ describe('bash', () => {
     expect(full.subarray(-9).toString()).toBe('\nTHE-END\n');
   });
 
+  test('an unwritable spill directory does not hang the call: head and tail, and why nothing was saved', {timeout: 20_000}, async () => {
+    const root = await tempDir();
+    // The temp dir is gone (or unwritable): the spill file fails to open, and the output that
+    // was paused waiting for it must still flow to the end.
+    const tool = createBashTool({spillDir: path.join(root, 'missing', 'tmp')});
+    const result = await tool.run(
+      {command: "head -c 4000000 /dev/zero | tr '\\0' 'a'; echo; echo THE-END"},
+      contextFor(root),
+      never,
+    );
+    expect(result.content.length).toBeLessThan(40 * 1024);
+    expect(result.content.startsWith('a'.repeat(8192) + '\n[…')).toBe(true);
+    expect(result.content).toMatch(/bytes of output dropped; the full output could not be saved \(ENOENT[^)]*\) …\]/);
+    expect(result.content.slice(-60)).toMatch(/a\nTHE-END\n\n\[Exit code 0 after \d+\.\d s\.\]$/);
+  });
+
   test('a background child holding the output open does not hold the call', async () => {
     const root = await tempDir();
     const marker = `${60_000 + Math.floor(Math.random() * 9_000)}`;

@@ -1,4 +1,5 @@
 import {readFile} from 'node:fs/promises';
+import path from 'node:path';
 import {afterEach, describe, expect, test, vi} from 'vitest';
 import {createOutputForwarder, OutputKeeper} from '../../source/tools/output.js';
 import {useTempDirs} from './helpers.js';
@@ -36,6 +37,18 @@ describe('OutputKeeper', () => {
     await keeper.close();
     expect(keeper.render()).toBe(`head\n[… 8 bytes of output dropped; the full output is in ${keeper.spillPath} …]\ntail`);
     expect(await readFile(keeper.spillPath!, 'utf8')).toBe('head-middle-tail');
+  });
+
+  test('a spill file that cannot be opened wakes the paused producer and is named as unsaved', async () => {
+    const keeper = new OutputKeeper(4, 4, path.join(await tempDir(), 'missing'));
+    // More than the write stream buffers before asking the producer to wait.
+    const line = Buffer.from(`${'x'.repeat(1023)}\n`);
+    let ready = true;
+    while (ready) ready = keeper.push(line);
+    await new Promise<void>(resolve => keeper.onDrain(resolve));
+    expect(keeper.push(line)).toBe(true);
+    await keeper.close();
+    expect(keeper.render()).toMatch(/; the full output could not be saved \(ENOENT[^)]*\) …\]\nxxx\n$/);
   });
 
   test('the spill file is masked too, even when a secret arrives split across chunks', async () => {
