@@ -19,7 +19,8 @@ import {createTheme, ThemeContext} from './components/theme.js';
 import {useAgent, type Agent} from './hooks/use-agent.js';
 import {useWorkspaceSession} from './hooks/use-workspace-session.js';
 import {WorkspaceSession, sessionChoice} from './agent/workspace-session.js';
-import {createHistoryStore, historyPath, useHistory, type HistoryStore} from './hooks/use-history.js';
+import {createHistoryStore, historyPath, type HistoryStore} from './agent/history.js';
+import {useHistory} from './hooks/use-history.js';
 import {useRelayout} from './hooks/use-relayout.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './slash-commands.js';
@@ -279,7 +280,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       if (config.approvalMode !== 'plan') session.warmUp();
     }
   }
-  const history = createHistoryStore(historyPath(env));
+  const history = createHistoryStore(historyPath(env), createRedactor(env, [{name: 'apiKey', value: config.apiKey}]));
   const initialHistory = await history.load();
   const home = env['HOME'] || homedir();
   const cwdLabel = setup.context.root.startsWith(home) ? `~${setup.context.root.slice(home.length)}` : setup.context.root;

@@ -10,7 +10,7 @@ import {App} from '../source/app.js';
 import {createTheme, ThemeContext} from '../source/components/theme.js';
 import {MarkdownContext} from '../source/components/Markdown.js';
 import {renderMarkdown} from '../source/components/markdown-render.js';
-import {createHistoryStore} from '../source/hooks/use-history.js';
+import {createHistoryStore} from '../source/agent/history.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
 import {keys, plain, waitFor} from './components/helpers.js';

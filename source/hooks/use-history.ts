@@ -1,54 +1,5 @@
-import {appendFile, mkdir, readFile} from 'node:fs/promises';
-import {homedir} from 'node:os';
-import {dirname, join} from 'node:path';
 import {useCallback, useState} from 'react';
-
-/** Where prompt history persists: `$XDG_STATE_HOME/nib/history`, or `~/.local/state/nib/history`. */
-export function historyPath(env: NodeJS.ProcessEnv): string {
-  const base = env['XDG_STATE_HOME']?.startsWith('/') ? env['XDG_STATE_HOME'] : join(env['HOME'] || homedir(), '.local', 'state');
-  return join(base, 'nib', 'history');
-}
-
-/** Prompt history on disk: one JSON string per line, so multi-line prompts survive. */
-export type HistoryStore = {
-  load: () => Promise<string[]>;
-  append: (entry: string) => Promise<void>;
-};
-
-const keptEntries = 500;
-
-export function createHistoryStore(path: string): HistoryStore {
-  return {
-    async load() {
-      try {
-        const text = await readFile(path, 'utf8');
-        return text
-          .split('\n')
-          .flatMap(line => {
-            try {
-              const entry: unknown = JSON.parse(line);
-              return typeof entry === 'string' ? [entry] : [];
-            } catch {
-              // A torn last line (two nib sessions writing at once) loses one entry, not the file.
-              return [];
-            }
-          })
-          .slice(-keptEntries);
-      } catch {
-        // No history yet (or unreadable): start empty; history is a convenience, never fatal.
-        return [];
-      }
-    },
-    async append(entry) {
-      try {
-        await mkdir(dirname(path), {recursive: true});
-        await appendFile(path, `${JSON.stringify(entry)}\n`, {mode: 0o600});
-      } catch {
-        // A read-only home must not stop a session; the entry is still in memory.
-      }
-    },
-  };
-}
+import type {HistoryStore} from '../agent/history.js';
 
 /**
  * The prompt history, starting from what was loaded before the session opened (so Up works from
