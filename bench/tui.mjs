@@ -13,9 +13,9 @@ import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
-import {build} from 'esbuild';
+import {fileURLToPath} from 'node:url';
 import stripAnsi from 'strip-ansi';
+import {loadTestServer} from './support.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // NIB_TEST_CLI measures another build (as the tmux tests allow).
@@ -36,7 +36,7 @@ if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build
 if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is needed for CPU and peak RSS');
 
 const work = await mkdtemp(join(tmpdir(), 'nib-bench-tui-'));
-const {startOpenAiServer, sse} = await loadTestServer(work);
+const {startOpenAiServer, sse} = await loadTestServer();
 
 /** The words of a long answer: ~4 characters per token, a line every 16 tokens, a paragraph every 8 lines. */
 function makeAnswer(tokens, end = 'ENDOFANSWER') {
@@ -178,21 +178,6 @@ async function rawSdk(serverUrl) {
   return {wallS: wall, cpuS: user + sys, rssMb: rssKb / 1024, bytes};
 }
 
-async function loadTestServer(dir) {
-  const outdir = join(dir, 'server');
-  await build({
-    entryPoints: {server: join(ROOT, 'test/support/openai-server.ts'), sse: join(ROOT, 'test/support/sse.ts')},
-    outdir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'warning',
-    outExtension: {'.js': '.mjs'},
-  });
-  const {startOpenAiServer} = await import(pathToFileURL(join(outdir, 'server.mjs')).href);
-  const {sse} = await import(pathToFileURL(join(outdir, 'sse.mjs')).href);
-  return {startOpenAiServer, sse};
-}
 
 /** Streams `answer` for the first prompt, measures the session, returns figures. */
 async function streamRun(answer, response) {
