@@ -1,11 +1,10 @@
 import {appendFile, mkdir, readFile} from 'node:fs/promises';
-import {homedir} from 'node:os';
 import {dirname, join} from 'node:path';
+import {nibDir} from './xdg.js';
 
 /** Where prompt history persists: `$XDG_STATE_HOME/nib/history`, or `~/.local/state/nib/history`. */
 export function historyPath(env: NodeJS.ProcessEnv): string {
-  const base = env['XDG_STATE_HOME']?.startsWith('/') ? env['XDG_STATE_HOME'] : join(env['HOME'] || homedir(), '.local', 'state');
-  return join(base, 'nib', 'history');
+  return join(nibDir(env, 'XDG_STATE_HOME'), 'history');
 }
 
 /** Prompt history on disk: one JSON string per line, so multi-line prompts survive. */

@@ -1,5 +1,5 @@
 import {readFile, stat} from 'node:fs/promises';
-import {homedir} from 'node:os';
+import {nibDir} from './xdg.js';
 import {dirname, join, relative, resolve, sep} from 'node:path';
 
 /**
@@ -20,12 +20,6 @@ export type Instructions = {
   notice: string | null;
 };
 
-/** $XDG_CONFIG_HOME/nib, else ~/.config/nib. */
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
-  return join(base, 'nib');
-}
-
 export async function loadInstructions(options: {
   cwd: string;
   env?: NodeJS.ProcessEnv;
@@ -33,7 +27,7 @@ export async function loadInstructions(options: {
 }): Promise<Instructions> {
   const maxBytes = options.maxBytes ?? INSTRUCTIONS_MAX_BYTES;
   const paths: string[] = [];
-  const personal = join(configDir(options.env), 'AGENTS.md');
+  const personal = join(nibDir(options.env ?? process.env, 'XDG_CONFIG_HOME'), 'AGENTS.md');
   if (await isFile(personal)) paths.push(personal);
   for (const dir of await foldersFromRoot(resolve(options.cwd))) {
     for (const name of ['AGENTS.md', 'CLAUDE.md']) {

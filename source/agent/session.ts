@@ -1,6 +1,6 @@
 import {createHash, randomBytes} from 'node:crypto';
 import {mkdir, open, readdir, readFile, rm, stat, type FileHandle} from 'node:fs/promises';
-import {homedir} from 'node:os';
+import {nibDir} from './xdg.js';
 import {basename, join} from 'node:path';
 import {z} from 'zod';
 import type {AgentEvent} from './events.js';
@@ -107,8 +107,7 @@ export type Result<T, E = SessionError> = {ok: true; value: T} | {ok: false; err
 
 /** nib's data directory: $XDG_DATA_HOME/nib, else ~/.local/share/nib. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
-  return join(base, 'nib');
+  return nibDir(env, 'XDG_DATA_HOME');
 }
 
 /**
