@@ -8,8 +8,6 @@ import type {Message} from './messages.js';
  */
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
-/** Fill (0..1) past which nib compacts before the next request. */
-export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
 /** Per-message framing the chat format adds (role, separators). */
 const MESSAGE_OVERHEAD = 4;
@@ -46,12 +44,8 @@ export type ContextSettings = {
   compactAt: number | null;
 };
 
-export function contextFill(tokens: number, window: number): number {
-  return window > 0 ? tokens / window : 0;
-}
-
 export function shouldCompact(tokens: number, settings: ContextSettings): boolean {
-  return settings.compactAt !== null && contextFill(tokens, settings.window) > settings.compactAt;
+  return settings.compactAt !== null && settings.window > 0 && tokens / settings.window > settings.compactAt;
 }
 
 /**
@@ -88,10 +82,6 @@ export class ContextTracker {
 
   tokens(history: readonly Message[]): number {
     return contextTokens(history, this.mark);
-  }
-
-  fill(history: readonly Message[]): number {
-    return contextFill(this.tokens(history), this.settings.window);
   }
 
   shouldCompact(history: readonly Message[]): boolean {

@@ -484,8 +484,6 @@ export async function deleteSession(dir: string, id: string): Promise<Result<str
   return found;
 }
 
-export const DEFAULT_RETENTION_DAYS = 30;
-
 /**
  * Deletes session logs of every workspace not written for `retentionDays` (0 or less keeps
  * everything). Returns the deleted ids.
