@@ -1,6 +1,7 @@
 import {readdir, readFile} from 'node:fs/promises';
 import {z} from 'zod';
 import {LIMITS} from '../agent/limits.js';
+import {formatBytes} from './text.js';
 import {createOutputForwarder, OutputKeeper} from './output.js';
 import {defineTool, type ToolContext, type ToolResult} from './types.js';
 
@@ -63,7 +64,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       'Run a bash command in the workspace root and get its combined stdout and stderr, exit code and duration.',
       'stdin is closed, so nothing interactive works: pass flags like --yes, avoid editors and pagers.',
       `Timeout ${LIMITS.bashDefaultTimeoutMs / 1000} s by default (max ${LIMITS.bashMaxTimeoutMs / 1000}), after which the whole process group is killed.`,
-      `Long output is cut to the first ${LIMITS.bashHeadBytes / 1024} KiB and last ${LIMITS.bashTailBytes / 1024} KiB, with the full output saved to a temp file.`,
+      `Long output is cut to the first ${formatBytes(LIMITS.bashHeadBytes)} and last ${formatBytes(LIMITS.bashTailBytes)}, with the full output saved to a temp file.`,
       'Prefer read, grep and list for looking at files.',
     ].join(' '),
     schema,

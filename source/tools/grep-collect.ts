@@ -1,4 +1,5 @@
 import {LIMITS} from '../agent/limits.js';
+import {formatBytes} from './text.js';
 import type {ToolResult} from './types.js';
 
 /** One file's findings, whichever engine found them. */
@@ -89,7 +90,7 @@ export class Collector {
     }
     const left = this.totalMatches - shown;
     const files = `${this.totalFiles} file${this.totalFiles === 1 ? '' : 's'}`;
-    const limit = cutByBytes ? ` (stopped at the ${this.maxBytes / 1024} KiB output limit)` : '';
+    const limit = cutByBytes ? ` (stopped at the ${formatBytes(this.maxBytes)} output limit)` : '';
     const footer =
       left > 0
         ? `\n\n[${shown} of ${this.totalMatches} matching lines shown (in ${shownFiles} of ${files})${limit}; ${left} left out. Narrow the pattern, path or glob${cutByBytes ? ', or use less context' : ', or raise max_results'}.]`

@@ -3,6 +3,7 @@ import type {Stats} from 'node:fs';
 import {open, readdir, stat} from 'node:fs/promises';
 import {z} from 'zod';
 import {LIMITS} from '../agent/limits.js';
+import {formatBytes} from './text.js';
 import {defineTool, type ToolContext, type ToolResult} from './types.js';
 import {
   errorMessage,
@@ -46,7 +47,7 @@ export function createReadTool(options: ReadToolOptions = {}) {
     kind: 'read',
     description: [
       'Read a text file in the workspace; returns numbered lines (cat -n style: line number, tab, text).',
-      `Returns at most ${limits.maxLines} lines or ${limits.maxBytes / 1024} KiB per call; a closing note says which offset to pass to read on.`,
+      `Returns at most ${limits.maxLines} lines or ${formatBytes(limits.maxBytes)} per call; a closing note says which offset to pass to read on.`,
       `Lines over ${limits.maxLineChars} characters are cut. A directory path returns its entries.`,
       'Read a file before you edit or overwrite it: write and edit refuse files you have not read.',
     ].join(' '),
@@ -95,7 +96,7 @@ async function runRead(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, li
   const last = first + lines.length - 1;
   let note = '';
   if (last < totalLines) {
-    const why = cutByBytes ? ` (stopped at the ${limits.maxBytes / 1024} KiB page limit)` : '';
+    const why = cutByBytes ? ` (stopped at the ${formatBytes(limits.maxBytes)} page limit)` : '';
     note = `\n\n[Showing lines ${first}–${last} of ${totalLines}${why}. To read on, call read with offset=${last + 1}.]`;
   }
   return {

@@ -45,3 +45,10 @@ export function toFileText(text: string, style: TextStyle): string {
   const body = style.crlf ? text.replaceAll('\r\n', '\n').replaceAll('\n', '\r\n') : text;
   return style.bom && !body.startsWith(BOM) ? BOM + body : body;
 }
+
+/** A size for a sentence the model reads: exact for the round limits, never "0.09765625 KiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+}

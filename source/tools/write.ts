@@ -1,7 +1,7 @@
 import {z} from 'zod';
 import {LIMITS} from '../agent/limits.js';
 import {countLineChanges, formatChanges} from './diff.js';
-import {decodeText, detectStyle, toFileText} from './text.js';
+import {decodeText, detectStyle, formatBytes, toFileText} from './text.js';
 import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from './types.js';
 import {
   checkFresh,
@@ -148,12 +148,6 @@ export function createWriteTool(options: FileToolOptions = {}) {
     // The person's text is taken as they left it in the editor, byte for byte.
     runEdited: async (args, text, ctx) => commit(await plan(args, text, ctx, false), ctx, true),
   });
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
 }
 
 export const writeTool = createWriteTool();
