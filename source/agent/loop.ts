@@ -7,6 +7,7 @@ import {LIMITS} from './limits.js';
 import {unansweredToolCalls, type Message, type ToolCall} from './messages.js';
 import type {AssistantTurn, ChatProvider, ToolDefinition} from './stream.js';
 import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../tools/types.js';
+import {errorMessage} from '../tools/workspace.js';
 
 /** The part of the tool registry the loop uses (source/tools/index.ts provides it). */
 export type LoopTools = {
@@ -302,7 +303,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
           : await tool.run(args, runCtx, signal);
       } catch (error) {
         // A throwing tool is a bug in nib; the model still gets an answer it can work with.
-        return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${messageOf(error)}`};
+        return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${errorMessage(error)}`};
       }
     })();
     for await (const chunk of output.drain(running)) {
@@ -380,7 +381,7 @@ async function* streamSafely(provider: ChatProvider, request: Parameters<ChatPro
   try {
     yield* provider.stream(request);
   } catch (error) {
-    yield {type: 'done' as const, turn: failedTurn(messageOf(error))};
+    yield {type: 'done' as const, turn: failedTurn(errorMessage(error))};
   }
 }
 
@@ -411,10 +412,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ok:
       },
     );
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
