@@ -42,10 +42,7 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   if (interactive) return runInteractiveApp(config.value);
   // The app installs its own crash handler (it must restore the terminal first); print mode gets
   // this one, so an error thrown outside the main promise is still one line with no stack.
-  const onCrash = (error: unknown) => {
-    process.stderr.write(`nib: unexpected error: ${redact(firstLineOf(error), secrets)}\n`);
-    process.exit(1);
-  };
+  const onCrash = (error: unknown) => crash(error, secrets);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   return runPrintMode(config.value, flags.value);
@@ -177,18 +174,16 @@ function fail(message: string): number {
   return 1;
 }
 
-function firstLineOf(error: unknown): string {
+function crash(error: unknown, secrets: readonly string[]): never {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n', 1)[0] ?? '';
+  process.stderr.write(`nib: unexpected error: ${redact(message.split('\n', 1)[0] ?? '', secrets)}\n`);
+  process.exit(1);
 }
 
 
 const secrets = [process.env.OPENAI_API_KEY ?? ''];
 main(process.argv.slice(2), secrets).then(
   code => process.exit(code),
-  (error: unknown) => {
-    // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
-    process.stderr.write(`nib: unexpected error: ${redact(firstLineOf(error), secrets)}\n`);
-    process.exit(1);
-  },
+  // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
+  (error: unknown) => crash(error, secrets),
 );
