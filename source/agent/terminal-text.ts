@@ -4,7 +4,7 @@
  */
 
 const unsafe = /\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g;
-const hasUnsafe = /\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/;
+const hasUnsafe = new RegExp(unsafe.source); // no g flag: test() must not carry lastIndex over
 
 /**
  * Control characters out, except tab and line breaks: ESC starts every terminal escape sequence,
