@@ -13,7 +13,7 @@ import {renderMarkdown} from '../source/components/markdown-render.js';
 import {createHistoryStore} from '../source/agent/history.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
-import {keys, plain, waitFor} from './components/helpers.js';
+import {keys, plain, typist, waitFor} from './components/helpers.js';
 import {createDemoProject} from '../source/demo/index.js';
 import {demoPrompt} from '../source/demo/project.js';
 import {startDemoServer} from '../source/demo/server.js';
@@ -61,16 +61,7 @@ async function start(script: Script, options: {prompt?: string; history?: string
     </ThemeContext>,
   );
   unmount = app.unmount;
-  const type = async (...inputs: string[]) => {
-    // Ink attaches a newly shown component's key listener in an effect that runs up to a frame
-    // (~33 ms) after the frame is drawn, and nothing on screen marks the moment; a key sent
-    // before it would go to the component that was there before.
-    await new Promise(resolve => setTimeout(resolve, 60));
-    for (const input of inputs) {
-      app.stdin.write(input);
-      await new Promise(resolve => setImmediate(resolve));
-    }
-  };
+  const type = typist(app.stdin);
   const screen = () => plain(app.lastFrame());
   // The prompt's key listener attaches after the first frame.
   await waitFor(() => expect(screen()).toContain('enter send'));

@@ -12,7 +12,7 @@ import {MarkdownContext} from '../source/components/Markdown.js';
 import {renderMarkdown} from '../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../source/components/theme.js';
 import {createHistoryStore} from '../source/agent/history.js';
-import {keys, plain, waitFor} from './components/helpers.js';
+import {keys, plain, typist, waitFor} from './components/helpers.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
 
@@ -79,14 +79,7 @@ async function start(script: Script, argv: string[] = []) {
     app.unmount();
     await session.close();
   };
-  const type = async (...inputs: string[]) => {
-    // A newly shown component attaches its key listener up to a frame after it is drawn.
-    await new Promise(resolve => setTimeout(resolve, 60));
-    for (const input of inputs) {
-      app.stdin.write(input);
-      await new Promise(resolve => setImmediate(resolve));
-    }
-  };
+  const type = typist(app.stdin);
   const screen = () => plain(app.lastFrame());
   const everything = () => plain(app.frames.join('\n'));
   return {...app, type, screen, everything, session, setup: setup.value};

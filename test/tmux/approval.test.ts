@@ -1,9 +1,9 @@
 import {chmod, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterAll, afterEach, beforeAll, describe, expect, test} from 'vitest';
+import {afterAll, beforeAll, describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
-import {ensureBuilt, numbered, startNib, type NibSession} from './nib-session.js';
+import {nibPerTest, numbered} from './nib-session.js';
 
 // Whole program in a real terminal: tmux at a fixed size, keys through send-keys, the screen
 // through capture-pane, the model through the loopback server.
@@ -19,27 +19,22 @@ const readThenWrite = (content: string) => [
   sse.text('Done writing.'),
 ];
 
-let session: NibSession | undefined;
+const start = nibPerTest();
 let scripts = '';
 beforeAll(async () => {
-  ensureBuilt();
   scripts = await mkdtemp(join(tmpdir(), 'nib-tmux-scripts-'));
   // A scripted $EDITOR: replaces whatever nib proposes with the person's version.
   await writeFile(join(scripts, 'editor.sh'), '#!/bin/sh\nprintf "written by the person\\n" > "$1"\n');
   await chmod(join(scripts, 'editor.sh'), 0o755);
 });
 afterAll(() => rm(scripts, {recursive: true, force: true}));
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
 
 const RED = /\u001B\[(?:[0-9;]*;)?31m/;
 const GREEN = /\u001B\[(?:[0-9;]*;)?32m/;
 
 describe('approval in a real terminal', () => {
   test('approve a write: the diff is on screen in red and green, y writes the file', async () => {
-    session = await startNib({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
+    const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term} = session;
     const screen = await term.waitForText('Allow write?', {colors: true});
     const lines = screen.split('\n');
@@ -48,14 +43,14 @@ describe('approval in a real terminal', () => {
     expect(removed, screen).toMatch(RED);
     expect(added, screen).toMatch(GREEN);
     expect(await session.read('notes.txt')).toBe(OLD);
-    const written = async () => (await session!.read('notes.txt').catch(() => '')) === NEW;
+    const written = async () => (await session.read('notes.txt').catch(() => '')) === NEW;
     await term.press('y', written, (now) => now.includes('Allow write?'));
     await session.waitForFile('notes.txt', (text) => text === NEW);
     await term.waitForText('Done writing.');
   });
 
   test('deny with a reason: the file is unchanged and the reason reaches the model', async () => {
-    session = await startNib({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
+    const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term, server} = session;
     await term.waitForText('Allow write?');
     await term.press('n', async () => (await term.capture()).includes('Why not?'), (now) => now.includes('Allow write?'));
@@ -70,14 +65,14 @@ describe('approval in a real terminal', () => {
   });
 
   test('e with EDITOR set to a script: the edited content is what gets written', async () => {
-    session = await startNib({
+    const session = await start({
       script: [sse.toolCall('write', {path: 'new.txt', content: 'written by the model\n'}), sse.text('Done writing.')],
       args: ['make new.txt'],
       env: {EDITOR: join(scripts, 'editor.sh'), VISUAL: ''},
     });
     const {term, server} = session;
     await term.waitForText('Allow write?');
-    const edited = async () => (await session!.read('new.txt').catch(() => '')) !== '';
+    const edited = async () => (await session.read('new.txt').catch(() => '')) !== '';
     await term.press('e', edited, (now) => now.includes('Allow write?'));
     await session.waitForFile('new.txt', (text) => !text.startsWith('<'));
     expect(await session.read('new.txt')).toBe('written by the person\n');
@@ -87,7 +82,7 @@ describe('approval in a real terminal', () => {
   });
 
   test('hunk mode: accepting 1 of 2 hunks writes exactly that hunk', async () => {
-    session = await startNib({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
+    const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term, server} = session;
     await term.waitForText('Allow write?');
     await term.press('h', async () => (await term.capture()).includes('hunk 1 of 2'), (now) => now.includes('Allow write?'));

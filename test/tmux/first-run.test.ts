@@ -1,15 +1,10 @@
-import {afterEach, beforeAll, expect, test} from 'vitest';
-import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+import {expect, test} from 'vitest';
+import {nibPerTest} from './nib-session.js';
 
-let session: NibSession | undefined;
-beforeAll(ensureBuilt);
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const start = nibPerTest();
 
 test('the first-run screen, taller than the terminal, leaves the shell prompt on a line of its own', async () => {
-  session = await startNib({
+  const session = await start({
     script: [],
     env: {NIB_MODEL: '', OPENAI_BASE_URL: '', OPENAI_API_KEY: ''},
     shell: '"$@"; printf "PROMPT\\$ "; exec sleep 60',

@@ -1,23 +1,16 @@
-import {afterEach, beforeAll, describe, expect, test} from 'vitest';
+import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
-import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+import {IDLE, nibPerTest} from './nib-session.js';
 
 // Interrupting and leaving, in a real terminal.
 
-const IDLE = 'ask nib to do something';
-
-let session: NibSession | undefined;
-beforeAll(ensureBuilt);
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const start = nibPerTest();
 
 describe('keys in a real terminal', () => {
   test('Esc during a slow 10,000-token answer brings the prompt back at once', async () => {
     const answer = Array.from({length: 10_000}, (_, index) => `w${index % 10} `).join('');
     // One token per write, 2 ms apart: the stream would take 20 s or more to finish.
-    session = await startNib({script: [sse.slow(sse.text(answer, {chunkSize: 3}), 2)], args: ['talk for a long time']});
+    const session = await start({script: [sse.slow(sse.text(answer, {chunkSize: 3}), 2)], args: ['talk for a long time']});
     const {term} = session;
     await term.waitForText('w5 w6');
     expect(await term.capture()).not.toContain(IDLE);
@@ -32,7 +25,7 @@ describe('keys in a real terminal', () => {
   });
 
   test('Ctrl+C twice exits and the terminal is restored (cooked mode, echo, cursor)', async () => {
-    session = await startNib({
+    const session = await start({
       script: [],
       shell: '"$@"; echo "nib exited with $?"; stty -a; exec sleep 60',
     });

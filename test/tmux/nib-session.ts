@@ -7,6 +7,7 @@ import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
 
@@ -91,3 +92,20 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
 }
 
 export const numbered = (count: number) => Array.from({length: count}, (_, index) => `line ${index + 1}\n`).join('');
+
+/** The idle prompt's placeholder: nib is waiting for the person. */
+export const IDLE = 'ask nib to do something';
+
+/**
+ * For a tmux test file: checks the build once, and closes the nib each test started (its
+ * terminal, server and temp dirs) after the test, pass or fail.
+ */
+export function nibPerTest(): (options: NibOptions) => Promise<NibSession> {
+  let current: NibSession | undefined;
+  beforeAll(ensureBuilt);
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async options => (current = await startNib(options));
+}

@@ -1,21 +1,14 @@
-import {afterEach, beforeAll, expect, test} from 'vitest';
+import {expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
-import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+import {IDLE, nibPerTest} from './nib-session.js';
 
 // #5 through the real binary and terminal: leave nib, start `nib --continue`, see the transcript
 // again and carry on; then undo the turn that wrote a file.
 
-const IDLE = 'ask nib to do something';
-
-let session: NibSession | undefined;
-beforeAll(ensureBuilt);
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const start = nibPerTest();
 
 test('nib --continue redraws the last session and its next request carries it; /undo takes back a write', async () => {
-  session = await startNib({
+  const session = await start({
     script: [sse.toolCall('write', {path: 'hello.txt', content: 'hi\n'}), sse.text('Wrote hello.txt.'), sse.text('Still here.')],
     args: ['--approval-mode', 'yolo'],
     // The same HOME for both runs: the second one resumes the first.

@@ -1,18 +1,13 @@
 import {readFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {afterEach, beforeAll, expect, test} from 'vitest';
+import {expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
-import {ensureBuilt, startNib, type NibSession} from './nib-session.js';
+import {nibPerTest} from './nib-session.js';
 
 // Closing the terminal or `kill` must not leave a command nib started running on its own.
 
-let session: NibSession | undefined;
-beforeAll(ensureBuilt);
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
+const start = nibPerTest();
 
 // A killed process may stay a zombie for a moment until its new parent reaps it: that is dead.
 const isAlive = (pid: number) => {
@@ -32,7 +27,7 @@ test.each([
   ['SIGTERM', 143],
   ['SIGHUP', 129],
 ] as const)('%s during a running command: the command group is killed, the terminal restored, exit %i', async (signal, code) => {
-  session = await startNib({
+  const session = await start({
     script: [sse.toolCall('bash', {command: 'sleep 300 & echo $! > sleep.pid; wait'}), sse.text('done')],
     args: ['--approval-mode', 'yolo', 'run it'],
     // nib's pid is the inner shell's, which execs it.
@@ -52,7 +47,7 @@ test.each([
 });
 
 test('closing the terminal for real (the tty hangs up) ends nib and its command, with no spin on the dead terminal', async () => {
-  session = await startNib({
+  const session = await start({
     script: [sse.toolCall('bash', {command: 'sleep 300 & echo $! > sleep.pid; wait'}), sse.text('done')],
     args: ['--approval-mode', 'yolo', 'run it'],
     shell: `echo $$ > nib.pid; exec "$@"`,
