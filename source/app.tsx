@@ -1,6 +1,6 @@
 import {Box, Static, Text, render, useApp, useInput, useWindowSize} from 'ink';
 import {homedir} from 'node:os';
-import {useCallback, useEffect, useMemo, useRef, useState} from 'react';
+import {useCallback, useEffect, useRef, useState} from 'react';
 import type {Config} from './agent/config.js';
 import {readinessProblem} from './agent/config.js';
 import {createProvider} from './agent/provider.js';
@@ -51,6 +51,7 @@ export type AppProps = {
 export function App({config, setup, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, session = null, openPicker, stop}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
+  const width = Math.max(20, columns);
   const layout = useRelayout(columns);
   // useAgent takes the session's turn hooks, and the session's commands drive the agent: a ref breaks the cycle.
   const agentRef = useRef<Agent | null>(null);
@@ -60,7 +61,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     agent: agentRef,
     openPicker,
     rows,
-    width: Math.max(20, columns),
+    width,
     model: config.model ?? '',
   });
   const agent = useAgent({
@@ -146,8 +147,6 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
 
   const menuRows = Math.min(6, slashMatches(input, commands).length);
   const budget = budgetRows({rows, inputLines: input.split('\n').length, menuRows, queued: state.queue.length, isApproving});
-  const width = Math.max(20, columns);
-  const commandItems = useMemo(() => commands.map(({name, args, description}) => ({name, description, ...(args ? {args} : {})})), [commands]);
 
   return (
     <>
@@ -175,7 +174,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
               onChange={setInput}
               onSubmit={submit}
               history={prompts.entries}
-              commands={commandItems}
+              commands={commands}
               isActive={!isApproving}
               onEditInEditor={() => void editPrompt()}
               placeholder={state.busy ? 'working… type to queue a message' : 'ask nib to do something, or / for commands'}
@@ -210,6 +209,11 @@ function FirstRunScreen({problem, configPath}: {readonly problem: string; readon
 
 /** The markdown libraries are most of this bundle: they load when the transcript gets its first item (see MarkdownLoader). */
 const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer());
+
+/** `/home/al/x` as `~/x`; a sibling such as `/home/alice` is not under `/home/al`. */
+function tildify(path: string, home: string): string {
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
 
 export type InteractiveOptions = {
   stdin?: NodeJS.ReadStream;
@@ -280,10 +284,10 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       if (config.approvalMode !== 'plan') session.warmUp();
     }
   }
-  const history = createHistoryStore(historyPath(env), createRedactor(env, [{name: 'apiKey', value: config.apiKey}]));
+  const redactSecrets = createRedactor(env, [{name: 'apiKey', value: config.apiKey}]);
+  const history = createHistoryStore(historyPath(env), redactSecrets);
   const initialHistory = await history.load();
-  const home = env['HOME'] || homedir();
-  const cwdLabel = setup.context.root.startsWith(home) ? `~${setup.context.root.slice(home.length)}` : setup.context.root;
+  const cwdLabel = tildify(setup.context.root, env['HOME'] || homedir());
   const stop = new AbortController();
   const instance = render(
     <ThemeContext value={theme}>
@@ -305,7 +309,6 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   );
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
   // in raw mode with no cursor.
-  const redactSecrets = createRedactor(env, [{name: 'apiKey', value: config.apiKey}]);
   // Once only: after the terminal is gone (SIGHUP) every write fails with EIO, and reporting that
   // failure by writing would raise it again, forever, at full CPU.
   let crashed = false;
