@@ -4,8 +4,6 @@ import {runAgent, type LoopTools} from './agent/loop.js';
 import type {AgentSetup} from './agent/setup.js';
 import {toTerminalText} from './agent/terminal-text.js';
 
-export {toTerminalText};
-
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
 export type PrintIO = {
   stdout: NodeJS.WritableStream;

@@ -3,7 +3,8 @@ import {afterEach, describe, expect, test} from 'vitest';
 import {resolveConfig} from '../source/agent/config.js';
 import {parseFlags} from '../source/agent/flags.js';
 import {setupAgent} from '../source/agent/setup.js';
-import {runPrint, toTerminalText} from '../source/print.js';
+import {runPrint} from '../source/print.js';
+import {toTerminalText} from '../source/agent/terminal-text.js';
 import {startOpenAiServer, type OpenAiServer} from './support/openai-server.js';
 import {sse} from './support/sse.js';
 
