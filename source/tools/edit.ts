@@ -4,7 +4,7 @@ import {findMatch, nearestLine, reindent, replaceSpans, type Strategy} from './e
 import {detectStyle, toFileText, toModelText} from './text.js';
 import {defineTool, type ToolContext} from './types.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
-import {errorResult, fail, resolvePath, type Result} from './workspace.js';
+import {errorResult, fail, isOutsideWorkspace, resolvePath, type Result} from './workspace.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),
@@ -117,7 +117,7 @@ export function createEditTool(options: FileToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.path,
-    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path)).outside,
+    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
     preview: async (args, ctx) => {
       const {planned} = await plan(args, ctx, null);
       return planned.ok ? previewOf('edit', planned.value) : errorResult(planned.error);

@@ -8,7 +8,7 @@ import {LIMITS} from '../agent/limits.js';
 import {defineTool, type ToolContext, type ToolResult} from './types.js';
 import {Collector, type FileHits} from './grep-collect.js';
 import {ancestorsWithin, walk} from './walk.js';
-import {displayPath, errorMessage, errorResult, fail, resolvePath, specialFileReason, type Result} from './workspace.js';
+import {displayPath, errorMessage, errorResult, fail, isOutsideWorkspace, resolvePath, specialFileReason, type Result} from './workspace.js';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Regular expression to search for (ripgrep syntax; keep to the common subset).'),
@@ -62,7 +62,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.pattern,
-    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path ?? '.')).outside,
+    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path ?? '.'),
     preview: async (args, ctx) => {
       const resolved = await resolvePath(ctx.root, args.path ?? '.');
       return {title: `grep ${args.pattern} ${resolved.display}`, outside: resolved.outside};

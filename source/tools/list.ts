@@ -5,7 +5,7 @@ import {LIMITS} from '../agent/limits.js';
 import {compileGlob} from './grep.js';
 import {defineTool, type ToolContext, type ToolResult} from './types.js';
 import {ancestorsWithin, walk, type WalkEntry} from './walk.js';
-import {displayPath, errorResult, resolvePath} from './workspace.js';
+import {displayPath, errorResult, isOutsideWorkspace, resolvePath} from './workspace.js';
 
 const schema = z.object({
   path: z.string().optional().describe('Directory to list, relative to the workspace root (default: the root).'),
@@ -32,7 +32,7 @@ export function createListTool(options: ListToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.glob ?? args.path ?? '.',
-    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path ?? '.')).outside,
+    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path ?? '.'),
     preview: async (args, ctx) => {
       const resolved = await resolvePath(ctx.root, args.path ?? '.');
       return {title: `list ${resolved.display}${args.glob ? ` ${args.glob}` : ''}`, outside: resolved.outside};

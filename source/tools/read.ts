@@ -11,6 +11,7 @@ import {
   fail,
   isCode,
   recordRead,
+  isOutsideWorkspace,
   resolvePath,
   specialFileReason,
   type ResolvedPath,
@@ -53,7 +54,7 @@ export function createReadTool(options: ReadToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.path,
-    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path)).outside,
+    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
     preview: async (args, ctx) => {
       const resolved = await resolvePath(ctx.root, args.path);
       // Nobody should be asked to approve reading /dev/zero only for it to be refused.

@@ -53,6 +53,11 @@ export async function resolvePath(root: string, input: string): Promise<Resolved
   return {input, absolute, real, outside, display: displayPath(root, real)};
 }
 
+/** The approval question every path tool asks: does this argument lead out of the workspace? */
+export async function isOutsideWorkspace(root: string, input: string): Promise<boolean> {
+  return (await resolvePath(root, input)).outside;
+}
+
 async function realpathOfNearest(absolute: string): Promise<string> {
   const rest: string[] = [];
   let current = absolute;

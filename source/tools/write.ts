@@ -9,6 +9,7 @@ import {
   errorResult,
   fail,
   readExisting,
+  isOutsideWorkspace,
   resolvePath,
   type AtomicWriteOptions,
   type ExistingFile,
@@ -139,7 +140,7 @@ export function createWriteTool(options: FileToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.path,
-    isOutside: async (args, ctx) => (await resolvePath(ctx.root, args.path)).outside,
+    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
     preview: async (args, ctx) => {
       const planned = await plan(args, args.content, ctx, true);
       return planned.ok ? previewOf('write', planned.value) : errorResult(planned.error);
