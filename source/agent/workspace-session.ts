@@ -201,28 +201,11 @@ export class WorkspaceSession {
     this.store = null;
   }
 
-  /** Opens the shadow repository on first use; null (with a notice) when git is missing. */
-  snapshotStore(): Promise<Snapshots | null> {
-    this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id}).then(result => {
-      if (result.ok) return result.value;
-      this.snapshotNotice = result.error.message;
-      return null;
-    });
-    return this.store;
-  }
-
   /** Starts building the snapshot index in the background (interactive start); turns wait for it. */
   warmUp(): void {
     this.warming ??= this.snapshotStore()
       .then(store => store?.refresh())
       .then(() => {}, () => {});
-  }
-
-  /** A notice to show once when snapshots could not be taken (undo unavailable). */
-  takeSnapshotNotice(): string | null {
-    const notice = this.snapshotNotice;
-    this.snapshotNotice = null;
-    return notice;
   }
 
   /**
@@ -245,37 +228,37 @@ export class WorkspaceSession {
    * Call planUndo first to show the diff and the conflicts, and ask.
    */
   async undo(turn?: number): Promise<{ok: true; value: {turn: number; restored: string[]; deleted: string[]}} | {ok: false; error: string}> {
-    await this.snapshotting;
-    const target = this.beforeSnapshot(turn);
-    if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
-    const store = await this.snapshotStore();
-    if (!store) return {ok: false, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
+    const found = await this.undoTarget(turn);
+    if (!found.ok) return found;
+    const {store, target} = found.value;
     const restored = await store.restore(target.id);
     if (!restored.ok) return {ok: false, error: restored.error.message};
-    await this.forgetFrom(target.turn);
+    // The turns undone are forgotten, so the next /undo goes one further back.
+    this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(s => s.turn < target.turn));
+    this.log.recordUndo(target.turn);
+    await this.guardLog(() => this.log.flush());
     this.undoNote = `(Note from nib: the user undid turn ${target.turn}${turn === undefined ? '' : ' and every later turn'}; the workspace files are back to how they were before it. Re-read files before relying on earlier changes.)`;
     return {ok: true, value: {turn: target.turn, ...restored.value}};
   }
 
   /** The diff /undo would apply and the files the person changed since the agent's last turn. */
   async planUndo(turn?: number) {
-    await this.snapshotting;
-    const target = this.beforeSnapshot(turn);
-    if (!target) return {ok: false as const, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
-    const store = await this.snapshotStore();
-    if (!store) return {ok: false as const, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
-    const plan = await store.planUndo(target.id, this.lastAfterSnapshot()?.id);
+    const found = await this.undoTarget(turn);
+    if (!found.ok) return found;
+    const {store, target} = found.value;
+    const lastAfter = this.snapshots.filter(s => s.phase === 'after').at(-1);
+    const plan = await store.planUndo(target.id, lastAfter?.id);
     return plan.ok ? {ok: true as const, value: {turn: target.turn, ...plan.value}} : {ok: false as const, error: plan.error.message};
   }
 
   /** Everything changed in the workspace since this session's first snapshot (/diff). */
   async diffSinceStart() {
     await this.snapshotting;
-    const first = this.firstSnapshot();
+    const first = this.snapshots[0];
     if (!first) return {ok: false as const, error: 'No snapshot yet: nothing has been changed in this session.'};
-    const store = await this.snapshotStore();
-    if (!store) return {ok: false as const, error: this.takeSnapshotNotice() ?? 'Snapshots are unavailable.'};
-    const diff = await store.diff(first.id);
+    const store = await this.openStore();
+    if (!store.ok) return store;
+    const diff = await store.value.diff(first.id);
     return diff.ok ? {ok: true as const, value: diff.value} : {ok: false as const, error: diff.error.message};
   }
 
@@ -286,31 +269,38 @@ export class WorkspaceSession {
     return note;
   }
 
-  /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
-  beforeSnapshot(turn?: number): SnapshotRecord | undefined {
-    const befores = this.snapshots.filter(s => s.phase === 'before');
-    return turn === undefined ? befores.at(-1) : befores.find(s => s.turn === turn);
-  }
-
-  lastAfterSnapshot(): SnapshotRecord | undefined {
-    return this.snapshots.filter(s => s.phase === 'after').at(-1);
-  }
-
-  firstSnapshot(): SnapshotRecord | undefined {
-    return this.snapshots[0];
-  }
-
-  /** After /undo: the turns undone are forgotten, so the next /undo goes one further back. */
-  async forgetFrom(turn: number): Promise<void> {
-    const kept = this.snapshots.filter(s => s.turn < turn);
-    this.snapshots.splice(0, this.snapshots.length, ...kept);
-    this.log.recordUndo(turn);
-    await this.guardLog(() => this.log.flush());
-  }
-
   async close(): Promise<void> {
     await this.snapshotting;
     await this.guardLog(() => this.log.close());
+  }
+
+  /** Opens the shadow repository on first use; null (with a notice) when git is missing. */
+  private snapshotStore(): Promise<Snapshots | null> {
+    this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id}).then(result => {
+      if (result.ok) return result.value;
+      this.snapshotNotice = result.error.message;
+      return null;
+    });
+    return this.store;
+  }
+
+  /** The store for an explicit request (/undo, /diff): its failure is the answer, not a later notice. */
+  private async openStore(): Promise<{ok: true; value: Snapshots} | {ok: false; error: string}> {
+    const store = await this.snapshotStore();
+    if (store) return {ok: true, value: store};
+    const error = this.snapshotNotice ?? 'Snapshots are unavailable.';
+    this.snapshotNotice = null;
+    return {ok: false, error};
+  }
+
+  /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
+  private async undoTarget(turn: number | undefined): Promise<{ok: true; value: {store: Snapshots; target: SnapshotRecord}} | {ok: false; error: string}> {
+    await this.snapshotting;
+    const befores = this.snapshots.filter(s => s.phase === 'before');
+    const target = turn === undefined ? befores.at(-1) : befores.find(s => s.turn === turn);
+    if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
+    const store = await this.openStore();
+    return store.ok ? {ok: true, value: {store: store.value, target}} : store;
   }
 
   /**
