@@ -111,11 +111,12 @@ export async function resolveConfig(input: {
   }
   const baseURL = (flags.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? file.value.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${baseURL}" is not a URL`};
+  const model = flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model;
 
   return {
     ok: true,
     value: {
-      model: flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model,
+      model,
       baseURL,
       apiKey: nonEmpty(env.OPENAI_API_KEY) ?? file.value.apiKey,
       approvalMode: flags.approvalMode ?? file.value.approvalMode ?? 'ask',
@@ -130,7 +131,7 @@ export async function resolveConfig(input: {
       prompt: flags.prompt,
       configPath,
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
-      contextWindow: contextWindowOf(flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model, file.value),
+      contextWindow: contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
     },
   };
