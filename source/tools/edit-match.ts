@@ -5,7 +5,7 @@
  * is only accepted when it is unique, so looseness never picks between two places.
  */
 
-export const STRATEGIES = ['trailing-whitespace', 'typography', 'indentation'] as const;
+const STRATEGIES = ['trailing-whitespace', 'typography', 'indentation'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 export type Span = {start: number; end: number};
@@ -15,14 +15,14 @@ export type MatchResult =
   | {kind: 'multiple'; lines: number[]; strategy: Strategy | null}
   | {kind: 'none'};
 
-export function findOccurrences(haystack: string, needle: string): number[] {
+function findOccurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) found.push(at);
   return found;
 }
 
 /** 1-based line numbers of offsets (sorted ascending), counted in one pass. */
-export function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
+function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
   const lines: number[] = [];
   let line = 1;
   let from = 0;
@@ -85,7 +85,7 @@ function isBlank(char: string | undefined): boolean {
   return char === ' ' || char === '\t' || char === '\r' || char === '\u00A0' || char === '\f' || char === '\v';
 }
 
-export type Normalized = {
+type Normalized = {
   text: string;
   /** The offset in the original text of normalized offset `offset`. */
   toOriginal: (offset: number) => number;
@@ -97,7 +97,7 @@ export type Normalized = {
  * deleted, so the normalized text is a list of original runs: the map back is a binary search
  * over run starts, not a table as long as the file (which, for 10 MB, cost seconds).
  */
-export function normalize(text: string, level: number): Normalized {
+function normalize(text: string, level: number): Normalized {
   const source = level >= 1 ? plainTypography(text) : text;
   const parts: string[] = [];
   const runStarts: number[] = [];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import ignore, {type Ignore} from 'ignore';
 
 /** The ignore files ripgrep reads; the built-in walker reads the same so both agree. */
-export const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'] as const;
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore'] as const;
 
 type IgnoreLevel = {base: string; rules: Ignore};
 

@@ -91,7 +91,7 @@ export function specialFileReason(real: string, stats: Stats | null): string | n
   return null;
 }
 
-export function hashBytes(bytes: Uint8Array): string {
+function hashBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
