@@ -37,8 +37,6 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     '- If the user declines a call, do not repeat it; adjust to what they said, or ask.',
     '- Paths are relative to the working directory. Stay inside it unless asked.',
     '- Answers are read in a terminal: be short and direct, use Markdown sparingly, and show code only when it helps.',
-  );
-  lines.push(
     '- In plan mode (the user can switch it on and off) only the read tools are offered: investigate, then describe the changes you propose instead of making them.',
   );
   if (input.instructions?.trim()) {
