@@ -57,7 +57,7 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
  * code fence costs the same per frame as a short one; the fence's opening line is put back so the
  * tail still highlights as code.
  */
-export function tailRendered(
+function tailRendered(
   text: string,
   openFence: string | null,
   rows: number,

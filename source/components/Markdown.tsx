@@ -46,7 +46,7 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
 const tableBorder = /^(?:\u001B\[[\d;]*m)*[┌├└│]/;
 
 /** A line drawn by the table renderer (it starts with a box-drawing border). */
-export function isTableLine(line: string): boolean {
+function isTableLine(line: string): boolean {
   return tableBorder.test(line);
 }
 

@@ -38,13 +38,13 @@ export const Transcript = memo(function Transcript({items, epoch, layout = 0, wi
   );
 });
 
-export type EntryProps = {
+type EntryProps = {
   readonly item: TranscriptItem;
   readonly width: number;
 };
 
 /** One finished item. */
-export const TranscriptEntry = memo(function TranscriptEntry({item, width}: EntryProps) {
+const TranscriptEntry = memo(function TranscriptEntry({item, width}: EntryProps) {
   const theme = useTheme();
   switch (item.kind) {
     case 'user':

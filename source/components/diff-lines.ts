@@ -120,7 +120,7 @@ export function clean(text: string): string {
 }
 
 /** Columns a code point takes: 2 for East Asian wide characters and emoji, 0 for combining marks. */
-export function charWidth(char: string): number {
+function charWidth(char: string): number {
   const code = char.codePointAt(0) ?? 0;
   if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
   if (
@@ -139,7 +139,7 @@ export function charWidth(char: string): number {
   return 1;
 }
 
-export function textWidth(text: string): number {
+function textWidth(text: string): number {
   let width = 0;
   for (const char of text) width += charWidth(char);
   return width;

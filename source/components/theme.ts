@@ -95,7 +95,7 @@ const plain: Theme = {
 };
 
 /** NO_COLOR set to any non-empty value turns color off (no-color.org). */
-export function isColorWanted(env: NodeJS.ProcessEnv): boolean {
+function isColorWanted(env: NodeJS.ProcessEnv): boolean {
   return !env['NO_COLOR'];
 }
 
