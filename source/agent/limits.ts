@@ -12,6 +12,8 @@ export const LIMITS = {
   bashDefaultTimeoutMs: 120_000,
   bashMaxTimeoutMs: 600_000,
   bashKillGraceMs: 2_000,
+  /** bash: reading on after the shell exits, so a background child holding the pipe cannot hang the call. */
+  bashDrainMs: 200,
   /** bash: output kept for the model, head and tail. */
   bashHeadBytes: 8 * 1024,
   bashTailBytes: 24 * 1024,
@@ -21,6 +23,8 @@ export const LIMITS = {
   /** grep: the whole result, whatever max_results and context ask for (1,000 × 41 lines is 20 MB). */
   grepMaxBytes: 256 * 1024,
   listMaxEntries: 500,
+  /** list: tree levels shown when the model names no depth. */
+  listDefaultDepth: 3,
   /** provider: silence on an open stream before nib gives up. */
   idleTimeoutMs: 120_000,
   /** provider: attempts before the first token (1 + retries). */

@@ -53,7 +53,7 @@ const WRAPPER = 'exec bash -c "$1" 2>&1';
 export function createBashTool(options: BashToolOptions = {}) {
   const settings = {
     killGraceMs: options.killGraceMs ?? LIMITS.bashKillGraceMs,
-    drainMs: options.drainMs ?? 200,
+    drainMs: options.drainMs ?? LIMITS.bashDrainMs,
     hiddenEnv: options.hiddenEnv ?? DEFAULT_HIDDEN_ENV,
     spillDir: options.spillDir,
   };

@@ -18,7 +18,6 @@ export type ListArgs = z.infer<typeof schema>;
 export type ListToolOptions = {maxEntries?: number};
 
 const HEAVY_DIRS = ['node_modules', '.git'];
-const DEFAULT_DEPTH = 3;
 
 export function createListTool(options: ListToolOptions = {}) {
   const maxEntries = options.maxEntries ?? LIMITS.listMaxEntries;
@@ -26,7 +25,7 @@ export function createListTool(options: ListToolOptions = {}) {
     name: 'list',
     kind: 'read',
     description: [
-      `List a directory as a tree (default ${DEFAULT_DEPTH} levels deep), or with glob the files matching it.`,
+      `List a directory as a tree (default ${LIMITS.listDefaultDepth} levels deep), or with glob the files matching it.`,
       'Honours .gitignore; node_modules and .git are skipped unless the path or glob names them.',
       `At most ${maxEntries} entries; the rest are counted.`,
     ].join(' '),
@@ -69,7 +68,7 @@ async function runList(args: ListArgs, ctx: ToolContext, signal: AbortSignal, ma
     return {content: found.join('\n') + more, isError: false, detail: {summary: `${total} file${total === 1 ? '' : 's'}`, lines: found.length}};
   }
 
-  const depth = args.depth ?? DEFAULT_DEPTH;
+  const depth = args.depth ?? LIMITS.listDefaultDepth;
   const entries: WalkEntry[] = [];
   await walk({...walkOptions, maxDepth: depth - 1}, entry => entries.push(entry));
   return {...renderTree(resolved.display, entries, maxEntries, depth), isError: false};
