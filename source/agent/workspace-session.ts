@@ -1,6 +1,6 @@
 import {realpath} from 'node:fs/promises';
 import type {ApprovalMode} from './approval.js';
-import {compactHistory} from './compact.js';
+import {compactHistory, type CompactResult} from './compact.js';
 import {ContextTracker} from './context.js';
 import type {AgentEvent} from './events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
@@ -175,6 +175,20 @@ export class WorkspaceSession {
       shouldCompact: history => this.tracker.shouldCompact(history),
       compact: (history, signal) => compactHistory({provider, history, keepTokens: this.tracker.keepTokens, signal}),
     };
+  }
+
+  /**
+   * /compact: asked for by name, so it compacts even a short conversation (keeping about its last
+   * quarter). The caller swaps the returned history in.
+   */
+  async compactNow(provider: ChatProvider, history: readonly Message[], signal: AbortSignal): Promise<CompactResult> {
+    const keepTokens = Math.min(this.tracker.keepTokens, Math.floor(this.tracker.tokens(history) / 4));
+    const result = await compactHistory({provider, history, keepTokens, signal});
+    if (!result.ok) return result;
+    this.tracker.reset();
+    this.log.recordCompaction(result.value.history, result.value.summary);
+    await this.guardLog(() => this.log.flush());
+    return result;
   }
 
   /** /clear: the conversation starts over in a new log (the old one stays resumable). */

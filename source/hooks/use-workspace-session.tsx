@@ -1,10 +1,9 @@
 import {useCallback, useEffect, useMemo, useState, type ReactElement} from 'react';
 import type {ApprovalMode} from '../agent/approval.js';
-import {compactHistory} from '../agent/compact.js';
 import type {AgentEvent} from '../agent/events.js';
 import {INIT_PROMPT} from '../agent/instructions.js';
 import type {UiAction} from '../agent/reducer.js';
-import {deleteSession, findSession, listSessions, loadSession, type SessionSummary} from '../agent/session.js';
+import {deleteSession, findSession, listSessions, loadSession, type LoadedSession, type SessionSummary} from '../agent/session.js';
 import type {AgentSetup} from '../agent/setup.js';
 import type {FileChange} from '../agent/snapshot.js';
 import {formatSessionList, replayEvents, type WorkspaceSession} from '../agent/workspace-session.js';
@@ -52,6 +51,10 @@ export type UseWorkspaceSessionOptions = {
   width: number;
 };
 
+function resumedNotice(loaded: LoadedSession): UiAction {
+  return {type: 'notice', text: `Resumed session ${loaded.header.id} (${loaded.turns} turns).`};
+}
+
 /**
  * The #5 side of the interactive session: the turn hooks for useAgent, the slash command
  * actions, and the overlay (session picker, undo question) shown in place of the prompt.
@@ -68,7 +71,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
   const [initialEvents] = useState<Array<AgentEvent | UiAction>>(() => [
     ...(session?.loaded ? replayEvents(session.loaded) : []),
     ...(session?.notices ?? []).map(text => ({type: 'notice', text}) as const),
-    ...(session?.loaded ? [{type: 'notice', text: `Resumed session ${session.loaded.header.id} (${session.loaded.turns} turns).`} as const] : []),
+    ...(session?.loaded ? [resumedNotice(session.loaded)] : []),
   ]);
   const note = useCallback((text: string) => dispatch({type: 'notice', text}), [dispatch]);
 
@@ -86,9 +89,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
         }
         if (event.type === 'turn-end') for (const problem of session.takeNotices()) note(problem);
       },
-      afterTurn: async mode => {
-        await session.afterTurn(mode);
-      },
+      afterTurn: mode => session.afterTurn(mode),
     };
   }, [session, note]);
 
@@ -102,7 +103,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
       dispatch({type: 'clear'});
       for (const event of replayEvents(loaded.value)) dispatch(event);
       for (const warning of loaded.value.warnings) note(warning);
-      note(`Resumed session ${loaded.value.header.id} (${loaded.value.turns} turns).`);
+      dispatch(resumedNotice(loaded.value));
     },
     [session, setup, dispatch, note],
   );
@@ -171,18 +172,9 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
         if (!session) return unavailable();
         if (!idle()) return;
         note('Compacting: the model summarises the older turns…');
-        const result = await compactHistory({
-          provider: setup.provider,
-          history: setup.history,
-          // Asked for by name, so it compacts even a short conversation: keep about its last quarter.
-          keepTokens: Math.min(session.tracker.keepTokens, Math.floor(session.tracker.tokens(setup.history) / 4)),
-          signal: new AbortController().signal,
-        });
+        const result = await session.compactNow(setup.provider, setup.history, new AbortController().signal);
         if (!result.ok) return note(result.error.message);
         setup.history.splice(0, setup.history.length, ...result.value.history);
-        session.tracker.reset();
-        session.log.recordCompaction(result.value.history, result.value.summary);
-        await session.log.flush();
         note(`Compacted: ${result.value.summarised} messages summarised, ${result.value.kept} kept. The session log keeps them all.`);
       },
       init: () => submit(INIT_PROMPT),
