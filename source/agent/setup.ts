@@ -22,8 +22,6 @@ export type AgentSetup = {
   compaction?: LoopCompaction;
 };
 
-export const loopTools: LoopTools = defaultRegistry;
-
 /** Resolves the workspace to its real path; a missing or non-directory --cwd is a clear error. */
 export async function resolveWorkspace(cwd: string): Promise<Result<string>> {
   try {
@@ -60,14 +58,14 @@ export async function setupAgent(
     platform: process.platform,
     date: options.now?.() ?? new Date(),
     // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
-    tools: loopTools.definitions({mode: 'ask'}).map(d => d.function.name),
+    tools: defaultRegistry.definitions({mode: 'ask'}).map(d => d.function.name),
     ...(options.instructions ? {instructions: options.instructions} : {}),
   });
   return {
     ok: true,
     value: {
       provider,
-      tools: loopTools,
+      tools: defaultRegistry,
       context: {root: root.value, session: createToolSession(), redact: text => redact(text, [config.apiKey])},
       history: [{type: 'system', content: system}],
       alwaysAllowed: new Set(),
