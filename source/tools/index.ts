@@ -8,6 +8,7 @@ import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
 import type {Tool, ToolSession} from './types.js';
+import {errorMessage} from './workspace.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -66,10 +67,9 @@ export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      error: `The arguments for ${tool.name} are not valid JSON (${reason}). Send one JSON object, for example ${exampleOf(tool)}.`,
+      error: `The arguments for ${tool.name} are not valid JSON (${errorMessage(error)}). Send one JSON object, for example ${exampleOf(tool)}.`,
     };
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
