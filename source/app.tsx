@@ -11,7 +11,7 @@ import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {LiveTurn} from './components/LiveTurn.js';
-import {PromptInput, slashMatches} from './components/PromptInput.js';
+import {PromptInput, slashMatches, slashMenuRows} from './components/PromptInput.js';
 import {StatusBar} from './components/StatusBar.js';
 import {Transcript} from './components/Transcript.js';
 import {budgetRows} from './components/layout.js';
@@ -145,7 +145,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     if (result.ok) setInput(result.value.replace(/\n+$/, ''));
   }, [edit, input]);
 
-  const menuRows = Math.min(6, slashMatches(input, commands).length);
+  const menuRows = Math.min(slashMenuRows, slashMatches(input, commands).length);
   const budget = budgetRows({rows, inputLines: input.split('\n').length, menuRows, queued: state.queue.length, isApproving});
 
   return (

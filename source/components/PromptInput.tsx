@@ -27,7 +27,7 @@ export type Props = {
  * The prompt line on ink-text-input. Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
  * walk the history; typing `/` opens a completion list (Up/Down choose, Tab or Enter complete).
  */
-export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = 6}: Props) {
+export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows}: Props) {
   const theme = useTheme();
   // Position in `history` while walking it, and the unsent draft to come back to.
   const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
@@ -159,6 +159,9 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
     </Box>
   );
 }
+
+/** Rows the completion list takes at most (the screen's row budget counts them too). */
+export const slashMenuRows = 6;
 
 /** Commands whose name starts with what follows the `/` (while no argument is being typed). */
 export function slashMatches(value: string, commands: readonly SlashItem[]): SlashItem[] {
