@@ -56,7 +56,7 @@ export function createSseParser(): SseParser {
       // A `\r\n` split across two reads: the `\r` already ended the line, so skip the `\n`.
       if (sawCr && text.charCodeAt(0) === 10) text = text.slice(1);
       sawCr = false;
-      let buffer = pending + text;
+      const buffer = pending + text;
       let start = 0;
       // The next \n and \r at or after `start`, each searched again only once passed: a body
       // with no \r at all made every line scan to the end (a 5 MB read took 6.7 s, quadratic).
@@ -82,7 +82,6 @@ export function createSseParser(): SseParser {
         start = end + 1;
       }
       pending = buffer.slice(start);
-      buffer = '';
       return out;
     },
     end() {
