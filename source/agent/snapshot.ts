@@ -127,19 +127,24 @@ export class Snapshots {
 
   /** Paths that changed since a snapshot (the person's own edits after a turn, for /undo). */
   async changedSince(id: string): Promise<Result<string[]>> {
-    const changes = await this.diff(id, WORKSPACE);
-    return changes.ok ? {ok: true, value: changes.value.map(change => change.path)} : changes;
+    const current = await this.currentTree();
+    return current.ok ? this.pathsBetween(id, current.value) : current;
   }
 
   /**
    * What restoring `target` would do, and which of those files the person changed after
-   * `lastAfter` (the snapshot taken when the agent's last turn ended).
+   * `lastAfter` (the snapshot taken when the agent's last turn ended). The workspace is staged
+   * once for both questions: staging is the slow part on a large tree.
    */
   async planUndo(target: string, lastAfter?: string): Promise<Result<UndoPlan>> {
-    const changes = await this.diff(WORKSPACE, target);
+    const current = await this.currentTree();
+    if (!current.ok) return current;
+    const wanted = await this.treeOf(target);
+    if (!wanted.ok) return wanted;
+    const changes = await this.diffTrees(current.value, wanted.value, true);
     if (!changes.ok) return changes;
     if (!lastAfter) return {ok: true, value: {changes: changes.value, conflicts: []}};
-    const touched = await this.changedSince(lastAfter);
+    const touched = await this.pathsBetween(lastAfter, current.value);
     if (!touched.ok) return touched;
     const planned = new Set(changes.value.map(change => change.path));
     return {ok: true, value: {changes: changes.value, conflicts: touched.value.filter(path => planned.has(path))}};
@@ -240,11 +245,6 @@ export class Snapshots {
     }
   }
 
-  /** Drops this session's snapshots (their objects go at the next `git gc`). */
-  async forget(): Promise<void> {
-    await this.git(['update-ref', '-d', this.ref]);
-  }
-
   private async init(): Promise<Result<void>> {
     const head = await readFile(join(this.gitDir, 'HEAD'), 'utf8').catch(() => null);
     if (head === null) {
@@ -299,6 +299,14 @@ export class Snapshots {
     const tree = await this.git(['rev-parse', '--verify', '--quiet', `${ref}^{tree}`]);
     if (!tree.ok || !tree.value.trim()) return {ok: false, error: {code: 'unknown-snapshot', message: `No snapshot ${ref}.`}};
     return {ok: true, value: tree.value.trim()};
+  }
+
+  /** Paths that differ between a snapshot and a tree; no patches, which only the person reads. */
+  private async pathsBetween(id: string, tree: string): Promise<Result<string[]>> {
+    const from = await this.treeOf(id);
+    if (!from.ok) return from;
+    const changes = await this.diffTrees(from.value, tree, false);
+    return changes.ok ? {ok: true, value: changes.value.map(change => change.path)} : changes;
   }
 
   private async diffTrees(a: string, b: string, withPatches: boolean): Promise<Result<FileChange[]>> {
