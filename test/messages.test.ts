@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {fromWire, MessageSchema, toWire, unansweredToolCalls, type Message} from '../source/agent/messages.js';
+import {MessageSchema, toWire, unansweredToolCalls, type Message} from '../source/agent/messages.js';
 
 const history: Message[] = [
   {type: 'system', content: 'be brief'},
@@ -12,18 +12,20 @@ const history: Message[] = [
 ];
 
 describe('messages', () => {
-  test('every kind goes to the wire and back unchanged; arguments stay the raw string', () => {
-    for (const message of history) expect(fromWire(toWire(message))).toEqual(message);
-    expect(toWire(history[2]!)).toMatchObject({role: 'assistant', tool_calls: [{function: {arguments: '{"path": "a.txt"'}}]});
+  test('every kind goes to the wire; arguments stay the raw string', () => {
+    expect(history.map(toWire)).toEqual([
+      {role: 'system', content: 'be brief'},
+      {role: 'user', content: 'read a.txt'},
+      {role: 'assistant', content: 'Looking.', tool_calls: [{id: 'c1', type: 'function', function: {name: 'read', arguments: '{"path": "a.txt"'}}]},
+      {role: 'tool', tool_call_id: 'c1', content: 'not valid JSON'},
+      {role: 'assistant', content: null, tool_calls: [{id: 'c2', type: 'function', function: {name: 'read', arguments: ''}}]},
+      {role: 'tool', tool_call_id: 'c2', content: '1\thello'},
+      {role: 'assistant', content: 'It says hello.'},
+    ]);
   });
 
   test('tool calls without text go out with content null, as OpenAI sends them', () => {
     expect(toWire(history[4]!)).toMatchObject({role: 'assistant', content: null});
-  });
-
-  test('wire content given as text parts is read as text; an unknown role is refused', () => {
-    expect(fromWire({role: 'user', content: [{type: 'text', text: 'a'}, {type: 'text', text: 'b'}]})).toEqual({type: 'user', content: 'ab'});
-    expect(() => fromWire({role: 'developer', content: 'x'})).toThrow();
   });
 
   test('the schema refuses a tool-calls message with no calls', () => {

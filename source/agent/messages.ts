@@ -70,51 +70,6 @@ export function toWire(message: Message): WireMessage {
   }
 }
 
-/** Parses a wire message back; throws a ZodError when it is not one nib can represent. */
-export function fromWire(wire: unknown): Message {
-  const parsed = WireSchema.parse(wire);
-  switch (parsed.role) {
-    case 'system':
-    case 'user':
-      return {type: parsed.role, content: textOf(parsed.content)};
-    case 'tool':
-      return {type: 'tool-result', toolCallId: parsed.tool_call_id, content: textOf(parsed.content)};
-    case 'assistant': {
-      const content = textOf(parsed.content ?? '');
-      if (parsed.tool_calls && parsed.tool_calls.length > 0) {
-        return {
-          type: 'assistant-tool-calls',
-          ...(content ? {content} : {}),
-          toolCalls: parsed.tool_calls.map(call => ({
-            id: call.id,
-            name: call.function.name,
-            arguments: call.function.arguments,
-          })),
-        };
-      }
-      return {type: 'assistant-text', content};
-    }
-  }
-}
-
-const WireContent = z.union([z.string(), z.array(z.object({type: z.string(), text: z.string().optional()}))]);
-function textOf(content: z.infer<typeof WireContent>): string {
-  return typeof content === 'string' ? content : content.map(part => part.text ?? '').join('');
-}
-
-const WireSchema = z.discriminatedUnion('role', [
-  z.object({role: z.literal('system'), content: WireContent}),
-  z.object({role: z.literal('user'), content: WireContent}),
-  z.object({role: z.literal('tool'), tool_call_id: z.string(), content: WireContent}),
-  z.object({
-    role: z.literal('assistant'),
-    content: WireContent.nullable().optional(),
-    tool_calls: z
-      .array(z.object({id: z.string(), function: z.object({name: z.string(), arguments: z.string()})}))
-      .optional(),
-  }),
-]);
-
 /** Tool calls with no result yet: after an abort each gets one so the next request is valid. */
 export function unansweredToolCalls(history: readonly Message[]): ToolCall[] {
   const answered = new Set<string>();
