@@ -11,14 +11,15 @@ import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
+import {CLI, median, requireBuild} from './support.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const MESSAGES = 1_000;
 
-const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = value => `${value.toFixed(1)} ms`;
 
+requireBuild();
 const base = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-session-')));
 try {
   // The modules are TypeScript: bundle the two entry points once into the temp dir.
@@ -93,7 +94,7 @@ try {
   const url = `http://127.0.0.1:${server.address().port}/v1`;
   const env = {...process.env, XDG_DATA_HOME: xdgData, XDG_CONFIG_HOME: join(base, 'cfg'), XDG_STATE_HOME: join(base, 'state'), OPENAI_API_KEY: 'bench', NIB_MODEL: 'bench-model'};
   const run = args => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {env, stdio: ['ignore', 'ignore', 'pipe']});
+    const child = spawn(process.execPath, [CLI, ...args], {env, stdio: ['ignore', 'ignore', 'pipe']});
     let stderr = '';
     child.stderr.on('data', chunk => (stderr += chunk));
     child.on('close', code => (code === 0 ? resolve() : reject(new Error(`nib ${args.join(' ')} exited ${code}: ${stderr}`))));
