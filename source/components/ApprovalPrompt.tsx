@@ -4,6 +4,7 @@ import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../agent/events.js';
 import {computeChange, decideHunks, describeHunk} from '../agent/hunks.js';
 import type {EditorResult} from '../ui/editor.js';
+import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
 import {useTheme, type Theme} from './theme.js';
@@ -45,24 +46,14 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   // The key handler reads the mode from a ref: two keys in one read (a paste, a fast typist)
   // reach the handler before React re-renders, and a stale mode could turn the first letter of
   // a reason typed after `n` into a `y`.
-  const modeRef = useRef<Mode>({kind: 'choose'});
-  const [mode, setModeState] = useState<Mode>(modeRef.current);
-  const setMode = (next: Mode) => {
-    modeRef.current = next;
-    setModeState(next);
-  };
+  const [modeRef, mode, setMode] = useKeyState<Mode>({kind: 'choose'});
   const [message, setMessage] = useState<string>();
   // One answer per prompt: several keys in one read, or keys typed before the prompt goes away,
   // give the first answer only.
   const decided = useRef(false);
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
-  const reason = useRef('');
-  const [reasonText, setReasonText] = useState('');
-  const setReason = (text: string) => {
-    reason.current = text;
-    setReasonText(text);
-  };
+  const [reason, reasonText, setReason] = useKeyState('');
 
   const decide = (decision: Decision) => {
     if (decided.current) return;

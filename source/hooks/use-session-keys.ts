@@ -1,5 +1,6 @@
 import {useInput} from 'ink';
-import {useEffect, useRef, useState} from 'react';
+import {useEffect, useRef} from 'react';
+import {useKeyState} from './use-key-state.js';
 
 export type SessionKeyOptions = {
   /** A turn is running (Esc and Ctrl+C interrupt it). */
@@ -22,14 +23,8 @@ export type SessionKeyOptions = {
  */
 export function useSessionKeys(options: SessionKeyOptions): {isExitArmed: boolean} {
   const {exitWindowMs = 2000} = options;
-  const [isExitArmed, setExitArmed] = useState(false);
-  // Read from a ref: two presses in one stdin read reach the handler before React re-renders,
-  // and render state would make both count as the first.
-  const armed = useRef(false);
-  const arm = (value: boolean) => {
-    armed.current = value;
-    setExitArmed(value);
-  };
+  // Two presses in one stdin read must not both count as the first.
+  const [armed, isExitArmed, arm] = useKeyState(false);
   const disarm = useRef<NodeJS.Timeout | undefined>(undefined);
   useEffect(() => () => clearTimeout(disarm.current), []);
 
