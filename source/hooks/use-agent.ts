@@ -13,7 +13,7 @@ export type UseAgentOptions = {
   maxRounds?: number;
   /** Time source for events that carry none (text and reasoning deltas). */
   now?: () => number;
-  /** How long streamed deltas may wait to be drawn together; ~30 frames a second. */
+  /** How long streamed deltas may wait to be drawn together; 80 ms (about 12 updates a second). */
   frameMs?: number;
   /** #5: the session log, context count and snapshots follow each turn through these. */
   hooks?: TurnHooks;
