@@ -20,6 +20,8 @@ const SUMMARY_SYSTEM = [
 
 /** Longest text of one message put into the summary request; the middle of longer ones is cut. */
 const ENTRY_MAX_CHARS = 2_000;
+/** Upper bound on the summary request's whole transcript. */
+const TRANSCRIPT_MAX_CHARS = 400_000;
 
 export type CompactErrorCode = 'nothing-to-compact' | 'provider' | 'empty-summary';
 export type CompactResult =
@@ -32,8 +34,6 @@ export type CompactOptions = {
   history: readonly Message[];
   /** Recent tokens kept verbatim (at least one turn, or one round, is kept whatever its size). */
   keepTokens: number;
-  /** Upper bound on the summary request's transcript, in characters. */
-  maxTranscriptChars?: number;
   signal: AbortSignal;
 };
 
@@ -74,7 +74,7 @@ export async function compactHistory(options: CompactOptions): Promise<CompactRe
 
   let summary = '';
   let failure: string | null = null;
-  for await (const event of options.provider.stream({messages: summaryRequest(older, options.maxTranscriptChars), tools: [], signal: options.signal})) {
+  for await (const event of options.provider.stream({messages: summaryRequest(older), tools: [], signal: options.signal})) {
     if (event.type === 'done') {
       summary = event.turn.text.trim();
       failure = event.turn.error;
@@ -95,12 +95,12 @@ export async function compactHistory(options: CompactOptions): Promise<CompactRe
 }
 
 /** The request that asks for the summary: the older messages as one plain transcript. */
-export function summaryRequest(older: readonly Message[], maxChars = 400_000): Message[] {
+function summaryRequest(older: readonly Message[]): Message[] {
   const entries = older.map(describe);
   // Over the budget, the oldest entries go first: the recent past matters most to what follows.
   let total = entries.reduce((sum, entry) => sum + entry.length + 2, 0);
   let from = 0;
-  while (total > maxChars && from < entries.length - 1) total -= entries[from++]!.length + 2;
+  while (total > TRANSCRIPT_MAX_CHARS && from < entries.length - 1) total -= entries[from++]!.length + 2;
   const transcript = (from > 0 ? [`[${from} earlier messages omitted]`] : []).concat(entries.slice(from)).join('\n\n');
   return [
     {type: 'system', content: SUMMARY_SYSTEM},
