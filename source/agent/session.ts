@@ -120,7 +120,7 @@ export function workspaceKey(realRoot: string): string {
   return `${name}-${hash}`;
 }
 
-export function sessionsRoot(data: string): string {
+function sessionsRoot(data: string): string {
   return join(data, 'sessions');
 }
 
@@ -129,7 +129,7 @@ export function sessionsDir(data: string, realRoot: string): string {
 }
 
 /** Sortable by the second it was made in (then random), unique enough for one person's machine. */
-export function newSessionId(now: Date = new Date()): string {
+function newSessionId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
@@ -301,7 +301,7 @@ export async function loadSession(path: string): Promise<Result<LoadedSession>> 
   return parseSession(path, text);
 }
 
-export function parseSession(path: string, text: string): Result<LoadedSession> {
+function parseSession(path: string, text: string): Result<LoadedSession> {
   const lines = text.split('\n');
   const endsWhole = text.endsWith('\n');
   if (endsWhole) lines.pop();
