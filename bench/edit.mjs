@@ -2,22 +2,16 @@
 // and a miss (which searches for the nearest line). Median of 5. Printed, not asserted.
 // The file (~6 MB) is over the 1 MiB write limit, so the tool is built with a larger one here.
 // Run: npx node bench/edit.mjs   (esbuild bundles source/tools/index.ts on the fly)
-import {build} from 'esbuild';
 import {mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {pathToFileURL} from 'node:url';
-import {ROOT, median} from './support.mjs';
+import {importSources, median} from './support.mjs';
 
 const LINES = 200_000;
 const RUNS = 5;
 const work = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-edit-')));
 try {
-  await build({
-    entryPoints: {tools: join(ROOT, 'source/tools/index.ts')},
-    outdir: work, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
-  });
-  const {createEditTool, createToolSession, readTool} = await import(pathToFileURL(join(work, 'tools.mjs')).href);
+  const {createEditTool, createToolSession, readTool} = (await importSources({tools: 'source/tools/index.ts'})).tools;
   const edit = createEditTool({maxBytes: 64 * 1024 * 1024});
   const signal = new AbortController().signal;
   const lines = Array.from({length: LINES}, (_, i) => `    const value${i} = compute(${i}, "item ${i}");`);

@@ -1,13 +1,11 @@
 // grep on a generated 50,000-file tree: the built-in walker against ripgrep, median of 5 runs each,
 // and the ratio (goal: built-in within 5x of rg). Printed, not asserted.
 // Run: npx node bench/grep.mjs   (esbuild bundles source/tools/grep.ts on the fly)
-import {build} from 'esbuild';
 import {mkdirSync, statfsSync, writeFileSync} from 'node:fs';
 import {mkdtemp, realpath, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {pathToFileURL} from 'node:url';
-import {ROOT, median} from './support.mjs';
+import {importSources, median} from './support.mjs';
 
 const RUNS = 5;
 // tmpfs when it has room (each tiny file takes a 4 KiB page; Docker's default /dev/shm is 64 MB):
@@ -22,11 +20,7 @@ const shmFree = (() => {
 })();
 const work = await realpath(await mkdtemp(join(shmFree > 1024 ** 3 ? '/dev/shm' : tmpdir(), 'nib-bench-grep-')));
 try {
-  await build({
-    entryPoints: {grep: join(ROOT, 'source/tools/grep.ts')},
-    outdir: work, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
-  });
-  const {createGrepTool, findOnPath} = await import(pathToFileURL(join(work, 'grep.mjs')).href);
+  const {createGrepTool, findOnPath} = (await importSources({grep: 'source/tools/grep.ts'})).grep;
   const rg = await findOnPath('rg');
   if (!rg) throw new Error('ripgrep (rg) is not on PATH: apt-get install ripgrep');
 

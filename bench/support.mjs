@@ -18,22 +18,34 @@ export function requireBuild() {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first');
 }
 
-/** Imports test/support/openai-server.ts and sse.ts (bundled with esbuild). */
+/**
+ * Imports TypeScript sources for a bench: `entries` maps a name to a path from the repository
+ * root; each is bundled with esbuild into a temp dir, imported, and returned under its name.
+ */
+export async function importSources(entries) {
+  const outdir = await mkdtemp(join(tmpdir(), 'nib-bench-src-'));
+  try {
+    await build({
+      entryPoints: Object.fromEntries(Object.entries(entries).map(([name, path]) => [name, join(ROOT, path)])),
+      outdir,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'warning',
+      outExtension: {'.js': '.mjs'},
+    });
+    const modules = {};
+    for (const name of Object.keys(entries)) modules[name] = await import(pathToFileURL(join(outdir, `${name}.mjs`)).href);
+    return modules;
+  } finally {
+    await rm(outdir, {recursive: true, force: true});
+  }
+}
+
+/** The real loopback test server (test/support/openai-server.ts) and its SSE builders. */
 export async function loadTestServer() {
-  const outdir = await mkdtemp(join(tmpdir(), 'nib-bench-server-'));
-  await build({
-    entryPoints: {server: join(ROOT, 'test/support/openai-server.ts'), sse: join(ROOT, 'test/support/sse.ts')},
-    outdir,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    logLevel: 'warning',
-    outExtension: {'.js': '.mjs'},
-  });
-  const {startOpenAiServer} = await import(pathToFileURL(join(outdir, 'server.mjs')).href);
-  const {sse} = await import(pathToFileURL(join(outdir, 'sse.mjs')).href);
-  await rm(outdir, {recursive: true, force: true});
-  return {startOpenAiServer, sse};
+  const {server, sse} = await importSources({server: 'test/support/openai-server.ts', sse: 'test/support/sse.ts'});
+  return {startOpenAiServer: server.startOpenAiServer, sse: sse.sse};
 }
 
 /**
