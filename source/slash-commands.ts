@@ -1,4 +1,4 @@
-import {APPROVAL_MODES, type ApprovalMode} from './agent/approval.js';
+import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from './agent/approval.js';
 import type {UiState} from './agent/reducer.js';
 import type {UiAction} from './agent/reducer.js';
 import type {ToolKind} from './tools/types.js';
@@ -64,7 +64,7 @@ export const slashCommands: readonly SlashCommand[] = [
     description: `approval mode (${APPROVAL_MODES.join(', ')}); clears "always" answers`,
     run: (arg, context) => {
       if (!arg) return note(context, `mode: ${context.state.mode} (one of ${APPROVAL_MODES.join(', ')})`);
-      if (!isMode(arg)) return note(context, `unknown mode "${arg}": use one of ${APPROVAL_MODES.join(', ')}`);
+      if (!isApprovalMode(arg)) return note(context, `unknown mode "${arg}": use one of ${APPROVAL_MODES.join(', ')}`);
       context.setMode(arg);
       note(context, `mode set to ${arg}${context.state.alwaysTools.length > 0 ? '; "always" answers cleared' : ''}`);
     },
@@ -115,8 +115,4 @@ export async function runSlashCommand(text: string, context: CommandContext, com
   }
   await command.run(match[2]!.trim(), context);
   return true;
-}
-
-function isMode(value: string): value is ApprovalMode {
-  return (APPROVAL_MODES as readonly string[]).includes(value);
 }

@@ -9,6 +9,10 @@ import type {ToolKind} from '../tools/types.js';
 export const APPROVAL_MODES = ['ask', 'auto-edit', 'yolo', 'plan'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
+export function isApprovalMode(value: string): value is ApprovalMode {
+  return (APPROVAL_MODES as readonly string[]).includes(value);
+}
+
 export type Verdict = 'run' | 'ask' | 'refuse';
 
 /**

@@ -1,5 +1,5 @@
 import {parseArgs} from 'node:util';
-import {APPROVAL_MODES, type ApprovalMode} from './approval.js';
+import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from './approval.js';
 import {LIMITS} from './limits.js';
 
 // Kept apart from config.ts (which loads zod) so `nib --version` and argument errors load nothing
@@ -124,10 +124,6 @@ function withResumeValue(argv: readonly string[]): string[] {
     const next = argv[i + 1];
     return next === undefined || next.startsWith('-') ? '--resume=' : arg;
   });
-}
-
-function isApprovalMode(value: string): value is ApprovalMode {
-  return (APPROVAL_MODES as readonly string[]).includes(value);
 }
 
 /**

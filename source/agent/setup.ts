@@ -1,7 +1,7 @@
 import {realpath, stat} from 'node:fs/promises';
 import type {Config, Result} from './config.js';
 import {readinessProblem} from './config.js';
-import {redact} from './redact.js';
+import {createRedactor} from './redact.js';
 import type {LoopCompaction, LoopTools} from './loop.js';
 import type {Message} from './messages.js';
 import {createProvider} from './provider.js';
@@ -39,6 +39,8 @@ export async function setupAgent(
     /** Project instructions for the system prompt (AGENTS.md, #5). */
     instructions?: string;
     now?: () => Date;
+    /** Whose `*_KEY`, `*_TOKEN`, `*_SECRET` values tool output is masked for (process.env). */
+    env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<Result<AgentSetup>> {
   const problem = readinessProblem(config);
@@ -66,7 +68,7 @@ export async function setupAgent(
     value: {
       provider,
       tools: defaultRegistry,
-      context: {root: root.value, session: createToolSession(), redact: text => redact(text, [config.apiKey])},
+      context: {root: root.value, session: createToolSession(), redact: createRedactor(options.env ?? process.env, [{name: 'apiKey', value: config.apiKey}])},
       history: [{type: 'system', content: system}],
       alwaysAllowed: new Set(),
     },
