@@ -1,9 +1,9 @@
 import {readFile} from 'node:fs/promises';
-import {homedir} from 'node:os';
 import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from './approval.js';
 import {LIMITS} from './limits.js';
+import {nibDir} from './xdg.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat, type Result} from './flags.js';
 
 export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat, type Result} from './flags.js';
@@ -55,12 +55,6 @@ export const ConfigFileSchema = z
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
-/** `$XDG_CONFIG_HOME/nib`, or `~/.config/nib`. */
-export function configDir(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
-  return join(base, 'nib');
-}
-
 /** Reads and validates the user config file; a missing file is an empty config. */
 export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
   let text: string;
@@ -98,7 +92,7 @@ export async function resolveConfig(input: {
   cwd: string;
 }): Promise<Result<Config>> {
   const {flags, env} = input;
-  const configPath = join(configDir(env), 'config.json');
+  const configPath = join(nibDir(env, 'XDG_CONFIG_HOME'), 'config.json');
   const file = await readConfigFile(configPath);
   if (!file.ok) return file;
 
