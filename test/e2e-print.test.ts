@@ -230,7 +230,7 @@ describe('nib -p', () => {
     );
     expect(result.code).toBe(0);
     const tool = server!.requests[1]!.body.messages.at(-1)!;
-    expect(tool.content).toContain('OPENAI_API_KEY=[redacted]');
+    expect(tool.content).toMatch(/OPENAI_API_KEY=\[redacted[:\]]/);
     expect(JSON.stringify(server!.requests[1]!.body)).not.toContain(TEST_API_KEY);
   });
 

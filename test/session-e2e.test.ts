@@ -147,7 +147,11 @@ test('the API key and *_TOKEN values reach no file nib wrote', async () => {
   });
   expect(run.code).toBe(0);
   // The secrets did go through the conversation (so the check below means something)...
-  expect(first.requests[1]!.body.messages.at(-1)!.content).toContain(token);
+  const sent = first.requests[1]!.body.messages;
+  expect(sent.find(message => message.role === 'user')!.content).toContain(token);
+  // ...and what a command printed reaches the model masked, as it reaches the log.
+  expect(sent.at(-1)!.content).toContain('[redacted:FOO_TOKEN]');
+  expect(sent.at(-1)!.content).not.toContain(token);
   expect(await sessionText()).toContain('[redacted:FOO_TOKEN]');
   // ...and never reached a byte of anything nib wrote.
   expect(await filesContaining(sandbox.root, token)).toEqual([]);
