@@ -71,6 +71,20 @@ describe('context', () => {
     expect(contextTokens([], mark)).toBe(0); // compacted below the mark: estimate again
   });
 
+  test('the tracker follows the history it is asked about: appended, shortened, then usage', () => {
+    const tracker = new ContextTracker({window: 128_000, compactAt: null});
+    const history: Message[] = [{type: 'user', content: 'x'.repeat(400)}];
+    const one = tracker.tokens(history);
+    expect(tracker.tokens(history)).toBe(one);
+    history.push({type: 'assistant-text', content: 'y'.repeat(400)});
+    const two = tracker.tokens(history);
+    expect(two).toBeGreaterThan(one);
+    history.splice(1);
+    expect(tracker.tokens(history)).toBe(one);
+    tracker.observe({type: 'usage', usage: {promptTokens: 5000, completionTokens: 1, totalTokens: 5001}}, history.length);
+    expect(tracker.tokens(history)).toBe(5000);
+  });
+
   test('window per model with the 128k default; threshold can be off', () => {
     expect(contextWindowFor('a', {b: 8192})).toBe(128_000);
     expect(contextWindowFor('b', {b: 8192})).toBe(8192);

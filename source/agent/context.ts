@@ -64,6 +64,7 @@ export function isContextLengthError(message: string): boolean {
 export class ContextTracker {
   settings: ContextSettings;
   private mark: UsageMark | null = null;
+  private cached: {length: number; last: Message | undefined; mark: UsageMark | null; tokens: number} | null = null;
 
   constructor(settings: ContextSettings) {
     this.settings = settings;
@@ -80,8 +81,18 @@ export class ContextTracker {
     this.mark = null;
   }
 
+  /**
+   * Asked on every redraw (the status bar's fill), so the estimate is kept until the history or
+   * the usage mark changes. Messages are only ever appended or the history shortened (compaction,
+   * /clear, undo), so its length and last message tell whether it changed.
+   */
   tokens(history: readonly Message[]): number {
-    return contextTokens(history, this.mark);
+    const last = history.at(-1);
+    const cached = this.cached;
+    if (cached && cached.length === history.length && cached.last === last && cached.mark === this.mark) return cached.tokens;
+    const tokens = contextTokens(history, this.mark);
+    this.cached = {length: history.length, last, mark: this.mark, tokens};
+    return tokens;
   }
 
   shouldCompact(history: readonly Message[]): boolean {
