@@ -41,7 +41,8 @@ describe('keys in a real terminal', () => {
     // As a person would: the second press after the first has registered.
     await term.waitForText(/again to exit/i);
     await term.send('C-c');
-    const screen = await term.waitForText(/nib exited with \d+/);
+    // Wait for stty's whole local-flags line too: the exit line can be on screen before it.
+    const screen = await term.waitForText(/nib exited with \d+[\s\S]*icanon[^\n]*\n/);
     expect(screen).toMatch(/nib exited with 0/);
     const stty = screen.slice(screen.indexOf('nib exited'));
     expect(stty).toMatch(/(^|\s)icanon(\s|$)/m);

@@ -38,7 +38,8 @@ test.each([
   const nibPid = Number(await readFile(join(workspace, 'nib.pid'), 'utf8'));
   expect(isAlive(sleepPid)).toBe(true);
   process.kill(nibPid, signal);
-  const screen = await term.waitForText(/nib exited with \d+/, {timeoutMs: 10_000});
+  // Wait for stty's whole local-flags line too: the exit line can be on screen before it.
+  const screen = await term.waitForText(/nib exited with \d+[\s\S]*icanon[^\n]*\n/, {timeoutMs: 10_000});
   expect(screen).toContain(`nib exited with ${code}`);
   expect(isAlive(sleepPid)).toBe(false);
   const stty = screen.slice(screen.indexOf('nib exited'));
