@@ -1,12 +1,12 @@
 import {Box, Static, Text, render, useApp, useInput, useWindowSize} from 'ink';
 import {homedir} from 'node:os';
 import {useCallback, useEffect, useRef, useState} from 'react';
-import type {Config} from './agent/config.js';
-import {readinessProblem} from './agent/config.js';
-import {createProvider} from './agent/provider.js';
-import {createRedactor} from './agent/redact.js';
-import {setupAgent, type AgentSetup} from './agent/setup.js';
-import {exitCodeFor, onStopSignals} from './stop-signals.js';
+import type {Config} from './agent/config/config.js';
+import {readinessProblem} from './agent/config/config.js';
+import {createProvider} from './agent/provider/client.js';
+import {createRedactor} from './agent/config/redact.js';
+import {setupAgent, type AgentSetup} from './agent/session/setup.js';
+import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
@@ -18,14 +18,14 @@ import {budgetRows} from './components/layout.js';
 import {createTheme, ThemeContext} from './components/theme.js';
 import {useAgent, type Agent} from './hooks/use-agent.js';
 import {useWorkspaceSession} from './hooks/use-workspace-session.js';
-import {WorkspaceSession, sessionChoice} from './agent/workspace-session.js';
-import {createHistoryStore, historyPath, type HistoryStore} from './agent/history.js';
+import {WorkspaceSession, sessionChoice} from './agent/session/workspace.js';
+import {createHistoryStore, historyPath, type HistoryStore} from './agent/session/prompt-history.js';
 import {useHistory} from './hooks/use-history.js';
 import {useRelayout} from './hooks/use-relayout.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
-import {runSlashCommand, slashCommands, type SlashCommand} from './slash-commands.js';
+import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {defaultRegistry} from './tools/index.js';
-import {useExternalEditor} from './ui/use-external-editor.js';
+import {useExternalEditor} from './hooks/use-external-editor.js';
 
 export type AppProps = {
   readonly config: Config;

@@ -1,10 +1,10 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
-import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/flags.js';
-import {redact} from './agent/redact.js';
-import type {Config} from './agent/config.js';
-import {exitCodeFor, onStopSignals} from './stop-signals.js';
+import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
+import {redact} from './agent/config/redact.js';
+import type {Config} from './agent/config/config.js';
+import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 
 // V8 keeps the compiled bundle in Node's on-disk cache (in the temp dir), so later starts skip
 // most parsing; the chunks loaded below with import() are the ones that benefit.
@@ -28,7 +28,7 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
     return 0;
   }
 
-  const {resolveConfig} = await import('./agent/config.js');
+  const {resolveConfig} = await import('./agent/config/config.js');
   const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
@@ -69,9 +69,9 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     );
   }
   const [{setupAgent}, {runPrint, EXIT}, sessions] = await Promise.all([
-    import('./agent/setup.js'),
-    import('./print.js'),
-    import('./agent/workspace-session.js'),
+    import('./agent/session/setup.js'),
+    import('./print/print.js'),
+    import('./agent/session/workspace.js'),
   ]);
   // #5: the session log (new, --continue or --resume ID), project instructions, compaction.
   if (config.resume === true) return listForPrintMode(config);
@@ -121,8 +121,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
 /** `nib --resume -p` has no picker: list the sessions so a script can pass an id. */
 async function listForPrintMode(config: Config): Promise<number> {
   const [{listSessions, sessionsDir, dataDir}, {formatSessionList}, {realpath}] = await Promise.all([
-    import('./agent/session.js'),
-    import('./agent/workspace-session.js'),
+    import('./agent/session/log.js'),
+    import('./agent/session/workspace.js'),
     import('node:fs/promises'),
   ]);
   const root = await realpath(config.cwd).catch(() => config.cwd);

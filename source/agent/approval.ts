@@ -1,17 +1,5 @@
-import type {ToolKind} from '../tools/types.js';
-
-/**
- * ask:       write and exec ask.
- * auto-edit: writes inside the workspace run; exec asks.
- * yolo:      nothing asks, except writes outside the workspace.
- * plan:      only read tools are offered to the model.
- */
-export const APPROVAL_MODES = ['ask', 'auto-edit', 'yolo', 'plan'] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-
-export function isApprovalMode(value: string): value is ApprovalMode {
-  return (APPROVAL_MODES as readonly string[]).includes(value);
-}
+import type {ApprovalMode} from '../core/approval-mode.js';
+import type {ToolKind} from '../core/tool.js';
 
 export type Verdict = 'run' | 'ask' | 'refuse';
 
@@ -45,9 +33,4 @@ function judge({kind, mode, outside, alwaysAllowed}: {
   if (mode === 'yolo') return 'run';
   if (mode === 'auto-edit' && kind === 'write') return 'run';
   return 'ask';
-}
-
-export function nextMode(mode: ApprovalMode): ApprovalMode {
-  const index = APPROVAL_MODES.indexOf(mode);
-  return APPROVAL_MODES[(index + 1) % APPROVAL_MODES.length]!;
 }

@@ -1,6 +1,6 @@
 import {estimateTokens} from './context.js';
-import type {Message} from './messages.js';
-import type {ChatProvider} from './stream.js';
+import type {Message} from '../core/messages.js';
+import type {ChatProvider} from '../core/chat.js';
 
 /**
  * Compaction: the model summarises the older part of the conversation, and the next requests

@@ -1,5 +1,5 @@
-import type {Usage} from './events.js';
-import type {Message} from './messages.js';
+import type {Usage} from '../core/events.js';
+import type {Message} from '../core/messages.js';
 
 /**
  * How full the model's context is. The API's usage is the truth for what was sent; messages

@@ -1,13 +1,14 @@
 import {createTwoFilesPatch} from 'diff';
-import {judgeCall, type ApprovalMode} from './approval.js';
-import type {AgentEvent, ApprovalRequest, Decision} from './events.js';
+import type {ApprovalMode} from '../core/approval-mode.js';
+import {judgeCall} from './approval.js';
+import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {CompactResult} from './compact.js';
 import {isContextLengthError} from './context.js';
-import {LIMITS} from './limits.js';
-import {unansweredToolCalls, type Message, type ToolCall} from './messages.js';
-import type {AssistantTurn, ChatProvider, ToolDefinition} from './stream.js';
-import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../tools/types.js';
-import {errorMessage} from '../tools/workspace.js';
+import {LIMITS} from '../core/limits.js';
+import {unansweredToolCalls, type Message, type ToolCall} from '../core/messages.js';
+import type {AssistantTurn, ChatProvider, ToolDefinition} from '../core/chat.js';
+import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
+import {errorMessage} from '../core/result.js';
 
 /** The part of the tool registry the loop uses (source/tools/index.ts provides it). */
 export type LoopTools = {

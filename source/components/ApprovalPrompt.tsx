@@ -1,9 +1,9 @@
 import {extname} from 'node:path';
 import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
-import type {ApprovalRequest, Decision} from '../agent/events.js';
-import {computeChange, decideHunks, describeHunk} from '../agent/hunks.js';
-import type {EditorResult} from '../ui/editor.js';
+import type {ApprovalRequest, Decision} from '../core/events.js';
+import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
+import type {EditorResult} from '../hooks/editor.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';

@@ -1,6 +1,6 @@
 import {Box, Text, useInput} from 'ink';
 import {useMemo, useState} from 'react';
-import type {FileChange} from '../agent/hunks.js';
+import type {FileChange} from '../state/hunks.js';
 import {layoutDiff, truncate, type ScreenLine} from './diff-lines.js';
 import {useTheme, type Theme} from './theme.js';
 

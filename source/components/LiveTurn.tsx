@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import type {LiveTurn as LiveState} from '../agent/reducer.js';
+import type {LiveTurn as LiveState} from '../state/reducer.js';
 import {useMarkdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useMemo} from 'react';

@@ -1,7 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
-import type {SessionSummary} from '../agent/session.js';
-import {toTerminalText} from '../agent/terminal-text.js';
+import type {SessionSummary} from '../agent/session/log.js';
+import {toTerminalText} from '../core/terminal-text.js';
 import {useTheme} from './theme.js';
 
 export type Props = {

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
-import type {ApprovalMode} from '../agent/approval.js';
-import type {UsageTotals} from '../agent/reducer.js';
+import type {ApprovalMode} from '../core/approval-mode.js';
+import type {UsageTotals} from '../state/reducer.js';
 import {useTheme} from './theme.js';
 
 /** What the keyboard does right now, which decides the hints shown. */

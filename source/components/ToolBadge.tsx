@@ -1,5 +1,5 @@
 import {Box, Text} from 'ink';
-import {formatSeconds, type ToolView} from '../agent/reducer.js';
+import {formatSeconds, type ToolView} from '../state/reducer.js';
 import {useTheme, type Style, type Theme} from './theme.js';
 
 export type Props = {

@@ -1,8 +1,8 @@
 import {Box, Static, Text} from 'ink';
 import {memo} from 'react';
-import {formatSeconds, type TranscriptItem} from '../agent/reducer.js';
-import {computeChange} from '../agent/hunks.js';
-import type {ToolView} from '../agent/reducer.js';
+import {formatSeconds, type TranscriptItem} from '../state/reducer.js';
+import {computeChange} from '../state/hunks.js';
+import type {ToolView} from '../state/reducer.js';
 import {DiffView} from './DiffView.js';
 import {Markdown, useMarkdown, useMarkdownWhen} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';

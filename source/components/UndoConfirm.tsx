@@ -1,14 +1,14 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
-import type {FileChange} from '../agent/snapshot.js';
-import {toTerminalText} from '../agent/terminal-text.js';
+import type {WorkspaceChange} from '../agent/session/snapshots.js';
+import {toTerminalText} from '../core/terminal-text.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
   /** What the question is about: "Undo turn 3". */
   readonly title: string;
   /** The diff the restore will apply (from the workspace now to the snapshot). */
-  readonly changes: readonly FileChange[];
+  readonly changes: readonly WorkspaceChange[];
   /** Files the person changed after the agent's last turn that the restore overwrites. */
   readonly conflicts: readonly string[];
   readonly onAnswer: (yes: boolean) => void;

@@ -1,5 +1,5 @@
 import {diffWordsWithSpace} from 'diff';
-import {hunkHeader, type FileChange, type HunkLine} from '../agent/hunks.js';
+import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
 export type Segment = {readonly text: string; readonly changed: boolean};

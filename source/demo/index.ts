@@ -1,7 +1,7 @@
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {dirname, join} from 'node:path';
-import type {Config} from '../agent/config.js';
+import type {Config} from '../agent/config/config.js';
 import {demoPrompt, sampleProject} from './project.js';
 import {startDemoServer} from './server.js';
 

@@ -1,9 +1,9 @@
 import {useCallback, useEffect, useRef, useState} from 'react';
-import {nextMode, type ApprovalMode} from '../agent/approval.js';
-import type {AgentEvent, ApprovalRequest, Decision} from '../agent/events.js';
+import {nextMode, type ApprovalMode} from '../core/approval-mode.js';
+import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import {runAgent} from '../agent/loop.js';
-import {coalesceDeltas, initialState, reduce, type UiAction, type UiState} from '../agent/reducer.js';
-import type {AgentSetup} from '../agent/setup.js';
+import {coalesceDeltas, initialState, reduce, type UiAction, type UiState} from '../state/reducer.js';
+import type {AgentSetup} from '../agent/session/setup.js';
 import type {TurnHooks} from './use-workspace-session.js';
 
 export type UseAgentOptions = {

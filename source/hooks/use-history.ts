@@ -1,5 +1,5 @@
 import {useCallback, useState} from 'react';
-import type {HistoryStore} from '../agent/history.js';
+import type {HistoryStore} from '../agent/session/prompt-history.js';
 
 /**
  * The prompt history, starting from what was loaded before the session opened (so Up works from

@@ -1,12 +1,12 @@
 import {useCallback, useEffect, useMemo, useState, type ReactElement} from 'react';
-import type {ApprovalMode} from '../agent/approval.js';
-import type {AgentEvent} from '../agent/events.js';
-import {INIT_PROMPT} from '../agent/instructions.js';
-import type {UiAction} from '../agent/reducer.js';
-import {deleteSession, findSession, listSessions, loadSession, type LoadedSession, type SessionSummary} from '../agent/session.js';
-import type {AgentSetup} from '../agent/setup.js';
-import type {FileChange} from '../agent/snapshot.js';
-import {formatSessionList, replayEvents, type WorkspaceSession} from '../agent/workspace-session.js';
+import type {ApprovalMode} from '../core/approval-mode.js';
+import type {AgentEvent} from '../core/events.js';
+import {INIT_PROMPT} from '../agent/session/instructions.js';
+import type {UiAction} from '../state/reducer.js';
+import {deleteSession, findSession, listSessions, loadSession, type LoadedSession, type SessionSummary} from '../agent/session/log.js';
+import type {AgentSetup} from '../agent/session/setup.js';
+import type {WorkspaceChange} from '../agent/session/snapshots.js';
+import {formatSessionList, replayEvents, type WorkspaceSession} from '../agent/session/workspace.js';
 import {SessionPicker} from '../components/SessionPicker.js';
 import {UndoConfirm} from '../components/UndoConfirm.js';
 
@@ -31,7 +31,7 @@ export type TurnHooks = {
 
 type Overlay =
   | {kind: 'picker'; sessions: SessionSummary[]; cancelLabel: string}
-  | {kind: 'undo'; turn: number | undefined; label: number; changes: FileChange[]; conflicts: string[]};
+  | {kind: 'undo'; turn: number | undefined; label: number; changes: WorkspaceChange[]; conflicts: string[]};
 
 /** The parts of useAgent's result this hook uses; read through a ref, since useAgent needs our hooks first. */
 export type AgentHandle = {

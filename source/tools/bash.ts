@@ -1,9 +1,9 @@
 import {readdir, readFile} from 'node:fs/promises';
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
-import {formatBytes} from './text.js';
+import {LIMITS} from '../core/limits.js';
+import {formatBytes} from './fs/text.js';
 import {createOutputForwarder, OutputKeeper} from './output.js';
-import {defineTool, type ToolContext, type ToolResult} from './types.js';
+import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
 
 const schema = z.object({
   command: z.string().min(1).describe('The shell command (bash). Runs in the workspace root.'),

@@ -1,10 +1,10 @@
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
+import {LIMITS} from '../core/limits.js';
 import {findMatch, nearestLine, reindent, replaceSpans, type Strategy} from './edit-match.js';
-import {detectStyle, toFileText, toModelText} from './text.js';
-import {defineTool, type ToolContext} from './types.js';
+import {detectStyle, toFileText, toModelText} from './fs/text.js';
+import {defineTool, type ToolContext} from '../core/tool.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
-import {errorResult, fail, isOutsideWorkspace, resolvePath, type Result} from './workspace.js';
+import {errorResult, fail, isOutsideWorkspace, resolvePath, type FsResult} from './fs/workspace.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),
@@ -27,7 +27,7 @@ type EditOutcome = {text: string; replacements: number; strategy: Strategy | nul
  * The whole edit as a pure function of the file's text and the arguments: preview and run both
  * call it on the same bytes, so what the person approves is byte for byte what lands.
  */
-export function applyEdit(fileText: string, args: EditArgs, display: string): Result<EditOutcome> {
+export function applyEdit(fileText: string, args: EditArgs, display: string): FsResult<EditOutcome> {
   if (args.old_string === '') {
     return fail(
       'empty-old-string',

@@ -1,6 +1,6 @@
-import {LIMITS} from '../agent/limits.js';
-import {formatBytes} from './text.js';
-import type {ToolResult} from './types.js';
+import {LIMITS} from '../core/limits.js';
+import {formatBytes} from './fs/text.js';
+import type {ToolResult} from '../core/tool.js';
 
 /** One file's findings, whichever engine found them. */
 export type FileHits = {

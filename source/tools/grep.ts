@@ -4,11 +4,12 @@ import path from 'node:path';
 import {createInterface} from 'node:readline';
 import picomatch from 'picomatch';
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
-import {defineTool, type ToolContext, type ToolResult} from './types.js';
+import {LIMITS} from '../core/limits.js';
+import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
 import {Collector, type FileHits} from './grep-collect.js';
-import {ancestorsWithin, walk} from './walk.js';
-import {displayPath, errorMessage, errorResult, fail, isOutsideWorkspace, resolvePath, specialFileReason, type Result} from './workspace.js';
+import {ancestorsWithin, walk} from './fs/walk.js';
+import {errorMessage} from '../core/result.js';
+import {displayPath, errorResult, fail, isOutsideWorkspace, resolvePath, specialFileReason, type FsResult} from './fs/workspace.js';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Regular expression to search for (ripgrep syntax; keep to the common subset).'),
@@ -105,7 +106,7 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg
   return collector.render(relative => displayPath(ctx.root, path.join(dir, relative)), maxLineChars, args, resolved.display);
 }
 
-async function searchWithRipgrep(rg: string, search: Search, collector: Collector): Promise<Result<void>> {
+async function searchWithRipgrep(rg: string, search: Search, collector: Collector): Promise<FsResult<void>> {
   const flags = ['--json', '--no-config', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude', '--no-messages'];
   if (search.args.ignore_case) flags.push('--ignore-case');
   if (search.context > 0) flags.push('--context', String(search.context));
@@ -166,7 +167,7 @@ function stripEol(text: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
-async function searchBuiltIn(search: Search, collector: Collector): Promise<Result<void>> {
+async function searchBuiltIn(search: Search, collector: Collector): Promise<FsResult<void>> {
   let regex: RegExp;
   let prefilter: RegExp;
   try {

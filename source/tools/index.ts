@@ -1,14 +1,14 @@
 import {z} from 'zod';
-import type {ApprovalMode} from '../agent/approval.js';
-import type {ToolDefinition} from '../agent/stream.js';
+import type {ApprovalMode} from '../core/approval-mode.js';
+import type {ToolDefinition} from '../core/chat.js';
 import {bashTool} from './bash.js';
 import {editTool} from './edit.js';
 import {grepTool} from './grep.js';
 import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
-import type {Tool, ToolSession} from './types.js';
-import {errorMessage} from './workspace.js';
+import type {Tool, ToolSession} from '../core/tool.js';
+import {errorMessage} from '../core/result.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -127,7 +127,7 @@ export {createListTool, listTool} from './list.js';
 export type {ListArgs, ListToolOptions} from './list.js';
 export {countLineChanges, formatChanges} from './diff.js';
 export type {LineChanges} from './diff.js';
-export {displayPath, isInside, resolvePath, writeAtomic} from './workspace.js';
-export type {AtomicWriteOptions, ResolvedPath, ToolError} from './workspace.js';
-export {defineTool, isPreview} from './types.js';
-export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from './types.js';
+export {displayPath, isInside, resolvePath, writeAtomic} from './fs/workspace.js';
+export type {AtomicWriteOptions, ResolvedPath, ToolError} from './fs/workspace.js';
+export {defineTool, isPreview} from '../core/tool.js';
+export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from '../core/tool.js';

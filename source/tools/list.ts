@@ -1,11 +1,11 @@
 import {stat} from 'node:fs/promises';
 import path from 'node:path';
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
+import {LIMITS} from '../core/limits.js';
 import {compileGlob} from './grep.js';
-import {defineTool, type ToolContext, type ToolResult} from './types.js';
-import {ancestorsWithin, walk, type WalkEntry} from './walk.js';
-import {displayPath, errorResult, isOutsideWorkspace, resolvePath} from './workspace.js';
+import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
+import {ancestorsWithin, walk, type WalkEntry} from './fs/walk.js';
+import {displayPath, errorResult, isOutsideWorkspace, resolvePath} from './fs/workspace.js';
 
 const schema = z.object({
   path: z.string().optional().describe('Directory to list, relative to the workspace root (default: the root).'),

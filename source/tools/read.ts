@@ -2,11 +2,11 @@ import {createHash} from 'node:crypto';
 import type {Stats} from 'node:fs';
 import {open, readdir, stat} from 'node:fs/promises';
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
-import {formatBytes} from './text.js';
-import {defineTool, type ToolContext, type ToolResult} from './types.js';
+import {LIMITS} from '../core/limits.js';
+import {formatBytes} from './fs/text.js';
+import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
+import {errorMessage} from '../core/result.js';
 import {
-  errorMessage,
   errorResult,
   fail,
   isCode,
@@ -15,8 +15,8 @@ import {
   resolvePath,
   specialFileReason,
   type ResolvedPath,
-  type Result,
-} from './workspace.js';
+  type FsResult,
+} from './fs/workspace.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File or directory path, relative to the workspace root (or absolute).'),
@@ -107,7 +107,7 @@ async function runRead(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, li
   };
 }
 
-async function openForRead(resolved: ResolvedPath): Promise<Result<Stats>> {
+async function openForRead(resolved: ResolvedPath): Promise<FsResult<Stats>> {
   // Refuse by name before touching the file: stat on /proc is harmless, open on a FIFO is not.
   const byName = specialFileReason(resolved.real, null);
   if (byName) return fail('special-file', `${resolved.display} is ${byName}; read only reads regular files.`);
@@ -136,7 +136,7 @@ const CHUNK = 64 * 1024;
 async function readPage(
   resolved: ResolvedPath,
   options: {offset: number; limit: number; maxBytes: number; maxLineChars: number; signal: AbortSignal},
-): Promise<Result<Page>> {
+): Promise<FsResult<Page>> {
   const hash = createHash('sha256');
   const decoder = new TextDecoder('utf-8', {fatal: true});
   const lines: string[] = [];

@@ -1,8 +1,8 @@
 import {z} from 'zod';
-import {LIMITS} from '../agent/limits.js';
+import {LIMITS} from '../core/limits.js';
 import {countLineChanges, formatChanges} from './diff.js';
-import {decodeText, detectStyle, formatBytes, toFileText} from './text.js';
-import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from './types.js';
+import {decodeText, detectStyle, formatBytes, toFileText} from './fs/text.js';
+import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {
   checkFresh,
   commitWrite,
@@ -14,8 +14,8 @@ import {
   type AtomicWriteOptions,
   type ExistingFile,
   type ResolvedPath,
-  type Result,
-} from './workspace.js';
+  type FsResult,
+} from './fs/workspace.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
@@ -48,9 +48,9 @@ export type WritePlan = {
 export async function planFileWrite(
   resolved: ResolvedPath,
   ctx: ToolContext,
-  makeText: (current: {oldText: string | null}) => Result<string>,
+  makeText: (current: {oldText: string | null}) => FsResult<string>,
   maxBytes: number,
-): Promise<Result<WritePlan>> {
+): Promise<FsResult<WritePlan>> {
   const existing = await readExisting(resolved);
   if (!existing.ok) return existing;
   let oldText: string | null = null;
@@ -123,7 +123,7 @@ export function createWriteTool(options: FileToolOptions = {}) {
     );
   };
 
-  const commit = async (planned: Result<WritePlan>, ctx: ToolContext, edited: boolean) => {
+  const commit = async (planned: FsResult<WritePlan>, ctx: ToolContext, edited: boolean) => {
     if (!planned.ok) return errorResult(planned.error);
     const verb = planned.value.existing ? 'Updated' : 'Created';
     const by = edited ? " with the person's edited version" : '';

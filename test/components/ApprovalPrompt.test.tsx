@@ -5,11 +5,11 @@ import {join} from 'node:path';
 import {cleanup, render} from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import {afterAll, afterEach, beforeAll, describe, expect, test} from 'vitest';
-import type {ApprovalRequest, Decision} from '../../source/agent/events.js';
-import type {ToolPreview} from '../../source/tools/types.js';
+import type {ApprovalRequest, Decision} from '../../source/core/events.js';
+import type {ToolPreview} from '../../source/core/tool.js';
 import {ApprovalPrompt} from '../../source/components/ApprovalPrompt.js';
 import {ThemeContext, createTheme} from '../../source/components/theme.js';
-import {editInExternalEditor, type EditorResult} from '../../source/ui/editor.js';
+import {editInExternalEditor, type EditorResult} from '../../source/hooks/editor.js';
 import {waitFor} from '../support/wait-for.js';
 
 afterEach(cleanup);

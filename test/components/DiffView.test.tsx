@@ -3,7 +3,7 @@ import {render} from 'ink-testing-library';
 import stripAnsi from 'strip-ansi';
 import {afterEach, describe, expect, test} from 'vitest';
 import {cleanup} from 'ink-testing-library';
-import {computeChange} from '../../source/agent/hunks.js';
+import {computeChange} from '../../source/state/hunks.js';
 import {DiffView} from '../../source/components/DiffView.js';
 import {layoutDiff} from '../../source/components/diff-lines.js';
 import {ThemeContext, createTheme} from '../../source/components/theme.js';

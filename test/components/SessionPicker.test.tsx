@@ -1,8 +1,8 @@
 import '../support/force-color.js';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import type {SessionSummary} from '../../source/agent/session.js';
-import type {FileChange} from '../../source/agent/snapshot.js';
+import type {SessionSummary} from '../../source/agent/session/log.js';
+import type {WorkspaceChange} from '../../source/agent/session/snapshots.js';
 import {SessionPicker} from '../../source/components/SessionPicker.js';
 import {UndoConfirm} from '../../source/components/UndoConfirm.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
@@ -55,7 +55,7 @@ test('esc cancels; an empty list says so', async () => {
   await waitFor(() => expect(events).toEqual(['cancel']));
 });
 
-const change: FileChange = {
+const change: WorkspaceChange = {
   path: 'a.txt',
   status: 'modified',
   oldMode: '100644',
@@ -83,7 +83,7 @@ test('undo shows the diff in color, warns about the person\'s edits, and answers
 });
 
 test('undo: a long diff scrolls, and n or esc keeps the files', async () => {
-  const long: FileChange = {...change, patch: Array.from({length: 40}, (_, i) => `+line ${i}`).join('\n')};
+  const long: WorkspaceChange = {...change, patch: Array.from({length: 40}, (_, i) => `+line ${i}`).join('\n')};
   const answers: boolean[] = [];
   const {lastFrame, stdin} = render(
     <ThemeContext value={createTheme({})}>

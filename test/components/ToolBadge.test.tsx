@@ -1,7 +1,7 @@
 import '../support/force-color.js';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import type {ToolView} from '../../source/agent/reducer.js';
+import type {ToolView} from '../../source/state/reducer.js';
 import {ToolBadge} from '../../source/components/ToolBadge.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {plain} from './helpers.js';

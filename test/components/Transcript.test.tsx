@@ -1,7 +1,7 @@
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import type {AgentEvent} from '../../source/agent/events.js';
-import {initialState, reduce, type UiState} from '../../source/agent/reducer.js';
+import type {AgentEvent} from '../../source/core/events.js';
+import {initialState, reduce, type UiState} from '../../source/state/reducer.js';
 import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Transcript} from '../../source/components/Transcript.js';
 import {MarkdownContext, type RenderMarkdown} from '../../source/components/Markdown.js';

@@ -2,7 +2,7 @@ import {chmod, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {createEditTool, editTool, isPreview, readTool} from '../../source/tools/index.js';
-import type {ToolContext} from '../../source/tools/types.js';
+import type {ToolContext} from '../../source/core/tool.js';
 import {contextFor, never, useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();

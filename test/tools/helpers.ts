@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach} from 'vitest';
 import {createToolSession} from '../../source/tools/index.js';
-import type {ToolContext} from '../../source/tools/types.js';
+import type {ToolContext} from '../../source/core/tool.js';
 
 /** A fresh real temp directory per test, removed afterwards; its real path is the workspace root. */
 export function useTempDirs(): () => Promise<string> {

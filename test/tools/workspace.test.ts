@@ -1,7 +1,7 @@
 import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/workspace.js';
+import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/fs/workspace.js';
 import {useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();

@@ -1,0 +1,167 @@
+import {readFile} from 'node:fs/promises';
+import {join, resolve} from 'node:path';
+import {z} from 'zod';
+import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
+import {LIMITS} from '../../core/limits.js';
+import {nibDir} from './xdg.js';
+import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
+import type {Result} from '../../core/result.js';
+
+export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat} from './flags.js';
+
+/** Everything nib runs with, resolved from flags > env > the user config file > defaults. */
+export type Config = {
+  model: string | undefined;
+  baseURL: string;
+  /** Never printed, logged or written anywhere. */
+  apiKey: string | undefined;
+  approvalMode: ApprovalMode;
+  /** Absolute path of the workspace. */
+  cwd: string;
+  print: boolean;
+  outputFormat: OutputFormat;
+  maxRounds: number;
+  idleTimeoutMs: number;
+  demo: boolean;
+  continue: boolean;
+  resume: string | true | undefined;
+  prompt: string | undefined;
+  /** Where the user config file is (or would be), for messages and the first-run screen. */
+  configPath: string;
+  /** #5: session logs not written for this many days are deleted at start (0 keeps all). */
+  sessionRetentionDays: number;
+  /** #5: the model's context window in tokens (per-model overrides already applied). */
+  contextWindow: number;
+  /** #5: context fill (0..1) past which nib compacts; null = never automatically. */
+  autoCompact: number | null;
+};
+
+/** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
+export const ConfigFileSchema = z
+  .object({
+    model: z.string().min(1),
+    baseURL: z.url(),
+    apiKey: z.string().min(1),
+    approvalMode: z.enum(APPROVAL_MODES),
+    maxRounds: z.int().positive(),
+    idleTimeoutMs: z.int().positive(),
+    sessionRetentionDays: z.int().min(0),
+    /** Default context window, and per-model ones: {"contextWindows": {"llama3.1:8b": 8192}}. */
+    contextWindow: z.int().positive(),
+    contextWindows: z.record(z.string(), z.int().positive()),
+    /** Fill fraction that triggers compaction, or false to turn it off. */
+    autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
+  })
+  .partial()
+  .strict();
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+/** Reads and validates the user config file; a missing file is an empty config. */
+export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ok: true, value: {}};
+    return {ok: false, error: `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    // V8 quotes the text around some errors ('Unexpected token 's', ..."apiKey": sk-12345"...'):
+    // with an unquoted key that is the key itself, so the quote is dropped.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/,\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
+    return {ok: false, error: `${path}: not valid JSON (${reason})`};
+  }
+  const parsed = ConfigFileSchema.safeParse(json);
+  if (parsed.success) return {ok: true, value: parsed.data};
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys(ConfigFileSchema.shape).join(', ');
+    return {ok: false, error: `${path}: unknown field "${issue.keys.join('", "')}" (known fields: ${known})`};
+  }
+  const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
+  return {ok: false, error: `${path}: ${field}: ${issue.message}`};
+}
+
+/** flags > env > config file > defaults. Pure apart from reading the config file. */
+export async function resolveConfig(input: {
+  flags: Flags;
+  env: NodeJS.ProcessEnv;
+  /** The process's working directory, for resolving --cwd. */
+  cwd: string;
+}): Promise<Result<Config>> {
+  const {flags, env} = input;
+  const configPath = join(nibDir(env, 'XDG_CONFIG_HOME'), 'config.json');
+  const file = await readConfigFile(configPath);
+  if (!file.ok) return file;
+
+  let idleTimeoutMs = file.value.idleTimeoutMs ?? LIMITS.idleTimeoutMs;
+  if (env.NIB_IDLE_TIMEOUT_MS) {
+    idleTimeoutMs = Number(env.NIB_IDLE_TIMEOUT_MS);
+    if (!Number.isInteger(idleTimeoutMs) || idleTimeoutMs < 1) {
+      return {ok: false, error: `NIB_IDLE_TIMEOUT_MS must be a positive number of milliseconds, not "${env.NIB_IDLE_TIMEOUT_MS}"`};
+    }
+  }
+  const baseURL = (flags.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? file.value.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${baseURL}" is not a URL`};
+  const model = flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model;
+
+  return {
+    ok: true,
+    value: {
+      model,
+      baseURL,
+      apiKey: nonEmpty(env.OPENAI_API_KEY) ?? file.value.apiKey,
+      approvalMode: flags.approvalMode ?? file.value.approvalMode ?? 'ask',
+      cwd: resolve(input.cwd, flags.cwd ?? '.'),
+      print: flags.print,
+      outputFormat: flags.outputFormat ?? 'text',
+      maxRounds: flags.maxRounds ?? file.value.maxRounds ?? LIMITS.maxRounds,
+      idleTimeoutMs,
+      demo: flags.demo,
+      continue: flags.continue,
+      resume: flags.resume,
+      prompt: flags.prompt,
+      configPath,
+      sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
+      contextWindow: contextWindowOf(model, file.value),
+      autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
+    },
+  };
+}
+
+/**
+ * What stops a request from being sent: no model, or no key for a remote server. Loopback
+ * servers (Ollama, LM Studio, llama.cpp) need no key. `undefined` when ready.
+ */
+export function readinessProblem(config: Config): string | undefined {
+  if (!config.model) {
+    return `no model configured: pass --model NAME, set NIB_MODEL, or add "model" to ${config.configPath}`;
+  }
+  if (!config.apiKey && !isLoopback(config.baseURL)) {
+    return `no API key for ${config.baseURL}: set OPENAI_API_KEY (e.g. export OPENAI_API_KEY=sk-...) or add "apiKey" to ${config.configPath}`;
+  }
+  return undefined;
+}
+
+export function isLoopback(baseURL: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  // 0.0.0.0 is what vLLM and llama.cpp print as their address; connecting to it reaches this machine.
+  const local = ['localhost', '::1', '0.0.0.0', '::'];
+  return local.includes(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function contextWindowOf(model: string | undefined, file: ConfigFile): number {
+  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? 128_000;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value ? value : undefined;
+}

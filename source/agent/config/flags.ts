@@ -1,0 +1,137 @@
+import {parseArgs} from 'node:util';
+import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from '../../core/approval-mode.js';
+import {LIMITS} from '../../core/limits.js';
+import type {Result} from '../../core/result.js';
+
+// Kept apart from config.ts (which loads zod) so `nib --version` and argument errors load nothing
+// else: startup time is a feature.
+
+
+export const OUTPUT_FORMATS = ['text', 'json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Command-line flags as typed; unset ones are undefined so lower layers can fill them in. */
+export type Flags = {
+  model?: string;
+  baseURL?: string;
+  approvalMode?: ApprovalMode;
+  cwd?: string;
+  print: boolean;
+  outputFormat?: OutputFormat;
+  maxRounds?: number;
+  help: boolean;
+  version: boolean;
+  /** #4: run against the bundled scripted server. */
+  demo: boolean;
+  /** #5: resume the latest session of this workspace. */
+  continue: boolean;
+  /** #5: `true` = show the picker, a string = that session id. */
+  resume?: string | true;
+  /** The positional words joined: the first prompt, if any. */
+  prompt?: string;
+};
+
+export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
+  ['-p, --print', 'answer one prompt non-interactively (prompt as argument or on stdin) and exit'],
+  ['--model NAME', 'model to use (env NIB_MODEL)'],
+  ['--base-url URL', `OpenAI-compatible endpoint (env OPENAI_BASE_URL; default ${DEFAULT_BASE_URL})`],
+  ['--approval-mode MODE', 'ask | auto-edit | yolo | plan (default ask)'],
+  ['--cwd DIR', 'workspace directory (default: the current directory)'],
+  ['--output-format FMT', 'print mode output: text | json (one event per line)'],
+  ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
+  ['--continue', 'resume the latest session in this workspace'],
+  ['--resume [ID]', 'resume a session (a picker without ID)'],
+  ['--demo', 'try nib against a bundled local model server, no API key needed'],
+  ['-h, --help', 'show this help'],
+  ['-v, --version', 'print the version'],
+];
+
+export function parseFlags(argv: readonly string[]): Result<Flags> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: withResumeValue(argv),
+      allowPositionals: true,
+      strict: true,
+      options: {
+        model: {type: 'string'},
+        'base-url': {type: 'string'},
+        'approval-mode': {type: 'string'},
+        cwd: {type: 'string'},
+        print: {type: 'boolean', short: 'p'},
+        'output-format': {type: 'string'},
+        'max-rounds': {type: 'string'},
+        help: {type: 'boolean', short: 'h'},
+        version: {type: 'boolean', short: 'v'},
+        demo: {type: 'boolean'},
+        continue: {type: 'boolean', short: 'c'},
+        resume: {type: 'string', short: 'r'},
+      },
+    });
+  } catch (error) {
+    // node:util's messages name the option but then explain `--` at length; keep the first part.
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    return {ok: false, error: `${unknown ? `unknown option ${unknown[1]}` : message} (see nib --help)`};
+  }
+  const {values, positionals} = parsed;
+
+  const approvalMode = values['approval-mode'];
+  if (approvalMode !== undefined && !isApprovalMode(approvalMode)) {
+    return {ok: false, error: `--approval-mode must be one of ${APPROVAL_MODES.join(', ')}, not "${approvalMode}"`};
+  }
+  const outputFormat = values['output-format'];
+  if (outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(outputFormat)) {
+    return {ok: false, error: `--output-format must be text or json, not "${outputFormat}"`};
+  }
+  let maxRounds: number | undefined;
+  if (values['max-rounds'] !== undefined) {
+    maxRounds = Number(values['max-rounds']);
+    if (!Number.isInteger(maxRounds) || maxRounds < 1) {
+      return {ok: false, error: `--max-rounds must be a positive whole number, not "${values['max-rounds']}"`};
+    }
+  }
+  const prompt = positionals.join(' ').trim();
+  return {
+    ok: true,
+    value: {
+      model: values.model,
+      baseURL: values['base-url'],
+      approvalMode,
+      cwd: values.cwd,
+      print: values.print ?? false,
+      outputFormat: outputFormat as OutputFormat | undefined,
+      maxRounds,
+      help: values.help ?? false,
+      version: values.version ?? false,
+      demo: values.demo ?? false,
+      continue: values.continue ?? false,
+      resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
+      prompt: prompt || undefined,
+    },
+  };
+}
+
+/**
+ * `--resume` takes an optional id, which node:util cannot express: a bare `--resume` (last, or
+ * followed by another flag) becomes `--resume=` so it parses as "show the picker".
+ */
+function withResumeValue(argv: readonly string[]): string[] {
+  return argv.map((arg, i) => {
+    if (arg !== '--resume' && arg !== '-r') return arg;
+    const next = argv[i + 1];
+    return next === undefined || next.startsWith('-') ? '--resume=' : arg;
+  });
+}
+
+/**
+ * The bundle uses APIs Node 20 lacks (Set.prototype.union in execa, among others); without this
+ * check an old `node` on PATH fails later with a cryptic TypeError.
+ */
+export function nodeVersionProblem(version: string): string | undefined {
+  const major = Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
+  if (major >= 22) return undefined;
+  return `nib needs Node.js 22 or newer, and this is ${version}: run it with \`npm start --\` in nib's folder (which brings Node 24), or install Node 24`;
+}

@@ -1,0 +1,278 @@
+/**
+ * Chat Completions stream chunks in, one assistant turn out. Pure: no I/O, no clock.
+ *
+ * Written against what providers really send (see the corpus README in ../shared/sse-corpus and
+ * test/fixtures/): `null` means absent everywhere; tool calls are correlated by non-empty id
+ * first, then by index, and an id-less, index-less fragment continues the latest call; a call
+ * may arrive whole in one chunk, with object arguments, or with only `""` as arguments.
+ */
+import type {Usage} from '../../core/events.js';
+import type {ToolCall} from '../../core/messages.js';
+import type {SseEvent} from './sse.js';
+import {createSseParser} from './sse.js';
+import type {AssistantTurn} from '../../core/chat.js';
+
+export type TurnDelta = {type: 'text-delta' | 'reasoning-delta'; text: string};
+
+export type Accumulator = {
+  /** One SSE event (its data lines); returns the text and reasoning it added, in order. */
+  pushEvent: (event: SseEvent) => TurnDelta[];
+  /** One parsed chunk object. */
+  pushChunk: (chunk: unknown) => TurnDelta[];
+  /** Marks the turn failed (cut off, timed out, aborted). The first failure wins; output is kept. */
+  fail: (message: string, options?: {aborted?: boolean}) => void;
+  /** `data: [DONE]` arrived. */
+  readonly sawDone: boolean;
+  readonly finishReason: string | null;
+  /** The stream carried an error object or `fail` was called. */
+  readonly failed: boolean;
+  /** Something the model said has arrived; retrying now would repeat it to the person. */
+  readonly hasOutput: boolean;
+  /** The last non-null usage object exactly as sent (for tests and debugging). */
+  readonly rawUsage: Record<string, unknown> | null;
+  finish: () => AssistantTurn;
+};
+
+export type AccumulatorOptions = {
+  /** Names a call the server sent without an id (some local servers do). */
+  makeId?: (position: number) => string;
+};
+
+type PendingCall = {id: string; name: string; args: string[]; index: number | undefined};
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
+  const makeId = options.makeId ?? ((position: number) => `call_${position}`);
+  const text: string[] = [];
+  const reasoning: string[] = [];
+  const refusal: string[] = [];
+  const calls: PendingCall[] = [];
+  let finishReason: string | null = null;
+  let usage: Json | null = null;
+  let error: string | null = null;
+  let aborted = false;
+  let sawDone = false;
+  let malformed = 0;
+
+  const addText = (value: string, out: TurnDelta[]) => {
+    if (value === '') return;
+    text.push(value);
+    out.push({type: 'text-delta', text: value});
+  };
+  const addReasoning = (value: string, out: TurnDelta[]) => {
+    if (value === '') return;
+    reasoning.push(value);
+    out.push({type: 'reasoning-delta', text: value});
+  };
+
+  /** Mistral sends content as typed parts: `text` parts are the answer, `thinking` parts reasoning. */
+  const addContentParts = (parts: unknown[], out: TurnDelta[]) => {
+    for (const part of parts) {
+      if (typeof part === 'string') addText(part, out);
+      if (!isObject(part)) continue;
+      if (part.type === 'text' && typeof part.text === 'string') addText(part.text, out);
+      else if (part.type === 'thinking' || part.type === 'reasoning') {
+        const thinking = part.thinking ?? part.text;
+        if (typeof thinking === 'string') addReasoning(thinking, out);
+        else if (Array.isArray(thinking)) {
+          for (const inner of thinking) {
+            if (typeof inner === 'string') addReasoning(inner, out);
+            else if (isObject(inner) && typeof inner.text === 'string') addReasoning(inner.text, out);
+          }
+        }
+      }
+    }
+  };
+
+  const findCall = (fragment: Json): PendingCall => {
+    const id = nonEmpty(fragment.id);
+    // Negative indexes appear from some proxies; they carry no position, so they count as absent.
+    const index = typeof fragment.index === 'number' && fragment.index >= 0 ? fragment.index : undefined;
+    const fn = isObject(fragment.function) ? fragment.function : {};
+    const name = nonEmpty(fn.name);
+    const fresh = (): PendingCall => {
+      const call: PendingCall = {id: id ?? '', name: '', args: [], index};
+      calls.push(call);
+      return call;
+    };
+    if (id !== undefined) {
+      const byId = calls.find(call => call.id === id);
+      if (byId) return byId;
+      // The id may come after an id-less first fragment at the same index; a call that already
+      // has a different id is another call reusing the index (some servers restart at 0).
+      const latestAtIndex = index === undefined ? undefined : calls.findLast(call => call.index === index);
+      if (latestAtIndex && latestAtIndex.id === '') {
+        latestAtIndex.id = id;
+        return latestAtIndex;
+      }
+      return fresh();
+    }
+    const target = index === undefined ? calls.at(-1) : calls.findLast(call => call.index === index);
+    if (!target) return fresh();
+    // A different name on a fragment with neither id nor a known index is a new call, not a rename.
+    if (name !== undefined && target.name !== '' && target.name !== name && target.args.length > 0) {
+      return fresh();
+    }
+    return target;
+  };
+
+  const addToolFragment = (fragment: unknown) => {
+    if (!isObject(fragment)) return;
+    const call = findCall(fragment);
+    const fn = isObject(fragment.function) ? fragment.function : {};
+    // The first non-empty name wins: continuations repeat it or send "" (Mistral/GLM).
+    const name = nonEmpty(fn.name);
+    if (name !== undefined && call.name === '') call.name = name;
+    const args = fn.arguments;
+    if (typeof args === 'string') call.args.push(args);
+    else if (args !== undefined && args !== null) call.args.push(JSON.stringify(args));
+  };
+
+  const applyDelta = (delta: Json, out: TurnDelta[]) => {
+    const reasoningText =
+      typeof delta.reasoning_content === 'string' && delta.reasoning_content !== ''
+        ? delta.reasoning_content
+        : delta.reasoning;
+    // Some servers send both fields with the same text during a rename; one is enough.
+    if (typeof reasoningText === 'string') addReasoning(reasoningText, out);
+    if (typeof delta.content === 'string') addText(delta.content, out);
+    else if (Array.isArray(delta.content)) addContentParts(delta.content, out);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(delta.refusal);
+    if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) addToolFragment(fragment);
+    // The deprecated single `function_call` is a tool call with neither id nor index.
+    if (isObject(delta.function_call)) addToolFragment({function: delta.function_call});
+  };
+
+  const setError = (value: unknown) => {
+    if (error !== null) return;
+    if (typeof value === 'string') error = value;
+    else if (isObject(value)) {
+      const message = typeof value.message === 'string' ? value.message : JSON.stringify(value);
+      const kind = nonEmpty(value.code) ?? nonEmpty(value.type);
+      error = kind ? `${message} (${kind})` : message;
+    } else error = JSON.stringify(value);
+  };
+
+  const pushChunk = (chunk: unknown): TurnDelta[] => {
+    const out: TurnDelta[] = [];
+    if (!isObject(chunk)) {
+      malformed++;
+      return out;
+    }
+    if (chunk.error !== undefined && chunk.error !== null) setError(chunk.error);
+    if (isObject(chunk.usage)) usage = chunk.usage;
+    if (!Array.isArray(chunk.choices)) return out;
+    for (const choice of chunk.choices) {
+      if (!isObject(choice)) continue;
+      // nib asks for one choice; anything at another index is not part of this turn.
+      if (typeof choice.index === 'number' && choice.index !== 0) continue;
+      if (isObject(choice.delta)) applyDelta(choice.delta, out);
+      if (nonEmpty(choice.finish_reason) !== undefined) finishReason = choice.finish_reason as string;
+    }
+    return out;
+  };
+
+  const parse = (data: string): {ok: true; value: unknown} | {ok: false} => {
+    try {
+      return {ok: true, value: JSON.parse(data)};
+    } catch {
+      return {ok: false};
+    }
+  };
+
+  const pushData = (data: string, eventName: string | null): TurnDelta[] => {
+    const trimmed = data.trim();
+    if (trimmed === '') return [];
+    if (trimmed === '[DONE]') {
+      sawDone = true;
+      return [];
+    }
+    const parsed = parse(trimmed);
+    if (!parsed.ok) {
+      // One bad chunk should not throw away a whole answer; it is counted on the turn instead.
+      malformed++;
+      return [];
+    }
+    if (eventName === 'error' && isObject(parsed.value) && parsed.value.error === undefined) {
+      setError(parsed.value);
+      return [];
+    }
+    return pushChunk(parsed.value);
+  };
+
+  return {
+    pushEvent(event) {
+      if (event.data.length === 1) return pushData(event.data[0] ?? '', event.event);
+      const joined = event.data.join('\n');
+      if (parse(joined).ok) return pushData(joined, event.event);
+      // Several JSON lines with no blank line between them: each line is its own chunk.
+      return event.data.flatMap(line => pushData(line, event.event));
+    },
+    pushChunk,
+    fail(message, failOptions) {
+      if (error === null) error = message;
+      if (failOptions?.aborted) aborted = true;
+    },
+    get sawDone() {
+      return sawDone;
+    },
+    get finishReason() {
+      return finishReason;
+    },
+    get failed() {
+      return error !== null;
+    },
+    get hasOutput() {
+      return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;
+    },
+    get rawUsage() {
+      return usage;
+    },
+    finish(): AssistantTurn {
+      const toolCalls: ToolCall[] = calls.map((call, position) => {
+        const raw = call.args.join('');
+        // A zero-argument call often arrives as "" (or nothing): that means {}, and "" would be
+        // rejected by strict servers when the call is sent back in the history.
+        return {id: call.id || makeId(position), name: call.name, arguments: raw.trim() === '' ? '{}' : raw};
+      });
+      return {
+        text: text.join(''),
+        reasoning: reasoning.join(''),
+        refusal: refusal.join(''),
+        toolCalls,
+        finishReason,
+        usage: usage === null ? null : toUsage(usage),
+        error,
+        aborted,
+        malformedChunks: malformed,
+      };
+    },
+  };
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Maps wire usage to ours; some servers use the Responses-style input/output names. */
+export function toUsage(raw: Json): Usage {
+  const promptTokens = count(raw.prompt_tokens) ?? count(raw.input_tokens) ?? 0;
+  const completionTokens = count(raw.completion_tokens) ?? count(raw.output_tokens) ?? 0;
+  return {promptTokens, completionTokens, totalTokens: count(raw.total_tokens) ?? promptTokens + completionTokens};
+}
+
+/** A whole SSE body (as text) to one turn; for tests and tools that have the body already. */
+export function accumulateSse(body: string, options: AccumulatorOptions = {}): AssistantTurn {
+  const accumulator = createAccumulator(options);
+  const parser = createSseParser();
+  for (const event of parser.feed(body)) accumulator.pushEvent(event);
+  for (const event of parser.end()) accumulator.pushEvent(event);
+  return accumulator.finish();
+}

@@ -1,0 +1,460 @@
+/**
+ * The OpenAI-compatible provider: the `openai` SDK for transport (URL, auth, headers), our own
+ * SSE parser and accumulator for the body, because the SDK's stream helpers throw on shapes real
+ * servers send (missing or negative index, object arguments, error objects, stray non-JSON).
+ *
+ * Failure is reported inside the stream: the generator never throws for a network or HTTP
+ * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
+ */
+import {randomBytes} from 'node:crypto';
+import OpenAI, {APIConnectionError, APIError, APIUserAbortError} from 'openai';
+import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
+import {createAccumulator, type Accumulator} from './accumulate.js';
+import {LIMITS} from '../../core/limits.js';
+import {toWire} from '../../core/messages.js';
+import {redact} from '../config/redact.js';
+import {createSseParser} from './sse.js';
+import type {ChatProvider, ChatRequest, ProviderEvent} from '../../core/chat.js';
+
+export type ProviderOptions = {
+  /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Silence on an open request before giving up (default LIMITS.idleTimeoutMs). */
+  idleTimeoutMs?: number;
+  /** Attempts before the first token, the first included (default LIMITS.maxAttempts). */
+  maxAttempts?: number;
+  /** Seam for tests and proxies; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** Waits between retries; tests pass one that records the delay instead of waiting. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+};
+
+/** How much of a body that is not an event stream is kept to explain it (or read it as JSON). */
+const MAX_WHOLE_BODY = 4 * 1024 * 1024;
+/** Longest `Retry-After` nib will sit through; beyond it the person should decide. */
+const MAX_RETRY_AFTER_MS = 60_000;
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 8_000;
+
+type Failure = {
+  message: string;
+  retryable: boolean;
+  retryAfterMs?: number;
+  aborted?: boolean;
+  /** The server refused `stream_options`; the same request without it may work. */
+  rejectsStreamOptions?: boolean;
+};
+
+type Attempt = {accumulator: Accumulator; failure: Failure | null};
+
+type Context = {
+  client: OpenAI;
+  options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
+    Pick<ProviderOptions, 'apiKey'>;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random: () => number;
+  /** Learned once per provider: servers that reject the field keep rejecting it. */
+  sendStreamOptions: boolean;
+};
+
+export function createProvider(options: ProviderOptions): ChatProvider {
+  const baseURL = options.baseURL.replace(/\/+$/, '');
+  // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
+  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
+  const context: Context = {
+    client: new OpenAI({
+      baseURL,
+      apiKey: options.apiKey,
+      // Ours are the only retries: the SDK's would double them and hide them from the person.
+      maxRetries: 0,
+      // The idle timer below covers the wait for headers too; this is only a backstop.
+      timeout: idleTimeoutMs + 60_000,
+      // Looked up per call, not here: reading globalThis.fetch loads Node's bundled undici (~35 ms),
+      // which the interactive session does not need before its first prompt.
+      fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
+      // stdout belongs to the answer in print mode; the SDK must never write to the console.
+      logLevel: 'off',
+    }),
+    options: {
+      baseURL,
+      apiKey: options.apiKey,
+      model: options.model,
+      idleTimeoutMs,
+      maxAttempts: Math.max(1, options.maxAttempts ?? LIMITS.maxAttempts),
+    },
+    sleep: options.sleep ?? abortableSleep,
+    random: options.random ?? Math.random,
+    sendStreamOptions: true,
+  };
+  return {
+    model: options.model,
+    baseURL,
+    stream: request => streamTurn(context, request),
+  };
+}
+
+async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerator<ProviderEvent> {
+  const {maxAttempts} = context.options;
+  const idPrefix = `call_${randomBytes(4).toString('hex')}`;
+  let attempt = 1;
+  for (;;) {
+    const result: Attempt = yield* attemptOnce(context, request, idPrefix);
+    const {accumulator, failure} = result;
+    if (!failure) {
+      yield {type: 'done', turn: accumulator.finish()};
+      return;
+    }
+    const retry = retryDecision(context, failure, accumulator, attempt);
+    if (retry === 'without-stream-options') {
+      context.sendStreamOptions = false;
+      continue;
+    }
+    if (retry === null) {
+      const message =
+        failure.retryable && attempt > 1 ? `${failure.message} (gave up after ${attempt} attempts)` : failure.message;
+      yield {type: 'done', turn: failedTurn(context, accumulator, message, failure.aborted === true)};
+      return;
+    }
+    yield {
+      type: 'retry',
+      attempt: attempt + 1,
+      delayMs: retry,
+      message: scrub(
+        context,
+        `${failure.message}; retrying in ${seconds(retry)} s (attempt ${attempt + 1} of ${maxAttempts})`,
+      ),
+    };
+    try {
+      await context.sleep(retry, request.signal);
+    } catch {
+      // Only an abort interrupts the wait; it is reported below like any other abort.
+    }
+    if (request.signal.aborted) {
+      yield {type: 'done', turn: failedTurn(context, accumulator, 'aborted', true)};
+      return;
+    }
+    attempt++;
+  }
+}
+
+/** The wait before the next attempt, 'without-stream-options', or null for no retry. */
+function retryDecision(
+  context: Context,
+  failure: Failure,
+  accumulator: Accumulator,
+  attempt: number,
+): number | 'without-stream-options' | null {
+  if (failure.aborted) return null;
+  if (failure.rejectsStreamOptions && context.sendStreamOptions) return 'without-stream-options';
+  // After the first token a retry would repeat text the person has already seen.
+  if (!failure.retryable || accumulator.hasOutput || attempt >= context.options.maxAttempts) return null;
+  if (failure.retryAfterMs !== undefined) {
+    return failure.retryAfterMs > MAX_RETRY_AFTER_MS ? null : failure.retryAfterMs;
+  }
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+  // Jitter spreads clients that failed together so they do not come back together.
+  return Math.round(ceiling * (0.5 + context.random() * 0.5));
+}
+
+function failedTurn(context: Context, accumulator: Accumulator, message: string, aborted: boolean) {
+  const turn = accumulator.finish();
+  return {...turn, error: scrub(context, message), aborted};
+}
+
+async function* attemptOnce(
+  context: Context,
+  request: ChatRequest,
+  idPrefix: string,
+): AsyncGenerator<ProviderEvent, Attempt> {
+  const {baseURL, model, idleTimeoutMs} = context.options;
+  const accumulator = createAccumulator({makeId: position => `${idPrefix}_${position}`});
+  const attempt = (failure: Failure | null): Attempt => ({accumulator, failure});
+  if (request.signal.aborted) return attempt(abortedFailure());
+
+  const idle = new AbortController();
+  const signal = AbortSignal.any([request.signal, idle.signal]);
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  // Armed only while nib waits on the network, so a slow consumer never counts as silence.
+  const arm = () => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      idle.abort();
+    }, idleTimeoutMs);
+  };
+  const disarm = () => clearTimeout(timer);
+  const idleFailure = (): Failure => ({
+    message: `no data from ${baseURL} for ${seconds(idleTimeoutMs)} s`,
+    retryable: false,
+  });
+
+  const body: ChatCompletionCreateParamsStreaming = {
+    model,
+    messages: request.messages.map(toWire) as ChatCompletionCreateParamsStreaming['messages'],
+    stream: true,
+    ...(context.sendStreamOptions ? {stream_options: {include_usage: true}} : {}),
+    ...(request.tools.length > 0 ? {tools: [...request.tools]} : {}),
+  };
+
+  let response: Response;
+  arm();
+  try {
+    response = await context.client.chat.completions.create(body, {signal}).asResponse();
+  } catch (error) {
+    if (request.signal.aborted) return attempt(abortedFailure());
+    if (timedOut) return attempt(idleFailure());
+    return attempt(describeRequestError(context, error));
+  } finally {
+    disarm();
+  }
+
+  const reader = response.body?.getReader();
+  if (!reader) return attempt({message: `${baseURL} answered with an empty body`, retryable: true});
+  const decoder = new TextDecoder();
+  const parser = createSseParser();
+  // Not every 200 is an event stream: some servers and proxies ignore `stream: true` and answer
+  // one JSON completion, and a base URL that points at a website gets an HTML page. The body is
+  // kept until the first event, so one with no event at all can be looked at whole. Judged by
+  // content, not content-type: some servers label a real stream application/json.
+  const head: string[] = [];
+  let headLength = 0;
+  let sawEvent = false;
+  try {
+    for (;;) {
+      arm();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } finally {
+        disarm();
+      }
+      const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, {stream: true});
+      if (!sawEvent && headLength < MAX_WHOLE_BODY) {
+        head.push(text);
+        headLength += text.length;
+      }
+      const events = chunk.done ? [...parser.feed(text), ...parser.end()] : parser.feed(text);
+      if (events.length > 0) sawEvent = true;
+      for (const event of events) {
+        for (const delta of accumulator.pushEvent(event)) yield delta;
+      }
+      // Stop at [DONE] even if a proxy keeps the body open after it.
+      if (chunk.done || accumulator.sawDone) break;
+    }
+  } catch (error) {
+    if (request.signal.aborted) return attempt(abortedFailure());
+    if (timedOut) return attempt(idleFailure());
+    return attempt({message: `the connection to ${baseURL} was cut mid-stream (${causeOf(error)})`, retryable: true});
+  } finally {
+    // Releases the socket when we stop early (DONE, abort, or the consumer stopped iterating).
+    reader.cancel().catch(() => {
+      // The stream may already be errored or closed; there is nothing left to release then.
+    });
+  }
+
+  // SSE comments (": keep-alive") alone are a stream that ended early, not another format.
+  const unstreamed = sawEvent ? '' : head.join('').replace(/^:.*$/gm, '').trim();
+  if (unstreamed !== '') {
+    const chunk = completionAsChunk(unstreamed);
+    if (!chunk) {
+      const title = /<title>([^<]*)<\/title>/i.exec(unstreamed)?.[1]?.trim();
+      const what = unstreamed.startsWith('<')
+        ? `an HTML page${title ? ` ("${oneLine(title)}")` : ''}`
+        : `"${oneLine(unstreamed.slice(0, 60))}"`;
+      return attempt({message: `${baseURL} answered with ${what}, not an event stream: check the base URL (it usually ends in /v1)`, retryable: false});
+    }
+    for (const delta of accumulator.pushChunk(chunk)) yield delta;
+  }
+  if (accumulator.failed) {
+    // The server sent an error object inside a 200 stream (it can fail after starting).
+    const turn = accumulator.finish();
+    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: true});
+  }
+  if (!accumulator.sawDone && accumulator.finishReason === null) {
+    // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.
+    return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
+  }
+  return attempt(null);
+}
+
+/**
+ * A whole (non-streamed) completion as one stream chunk: each choice's `message` becomes its
+ * `delta`, and tool calls get the `index` a stream would give them. An error body passes through
+ * as is (the accumulator reports it); anything else is null.
+ */
+function completionAsChunk(body: string): Record<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const record = parsed as Record<string, unknown>;
+  if (record.error !== undefined && record.error !== null) return record;
+  if (!Array.isArray(record.choices)) return null;
+  const choices = record.choices.map((choice: unknown) => {
+    if (typeof choice !== 'object' || choice === null) return choice;
+    const {message, ...rest} = choice as Record<string, unknown>;
+    const delta = typeof message === 'object' && message !== null ? {...(message as Record<string, unknown>)} : {};
+    if (Array.isArray(delta.tool_calls)) {
+      delta.tool_calls = delta.tool_calls.map((call: unknown, index) =>
+        typeof call === 'object' && call !== null ? {index, ...(call as Record<string, unknown>)} : call,
+      );
+    }
+    return {...rest, delta};
+  });
+  return {...record, choices};
+}
+
+function abortedFailure(): Failure {
+  return {message: 'aborted', retryable: false, aborted: true};
+}
+
+function describeRequestError(context: Context, error: unknown): Failure {
+  const {baseURL, model} = context.options;
+  if (error instanceof APIUserAbortError) return abortedFailure();
+  if (error instanceof APIConnectionError) {
+    return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};
+  }
+  if (!(error instanceof APIError) || error.status === undefined) {
+    return {message: `request to ${baseURL} failed: ${causeOf(error)}`, retryable: false};
+  }
+  const status = error.status;
+  const detail = serverMessage(error);
+  // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
+  // loads undici at startup (see the fetch above).
+  const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
+  const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
+  if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error.error ?? ''))) {
+    return {message: withDetail(head), retryable: false, rejectsStreamOptions: true};
+  }
+  switch (status) {
+    // The server's 401 text often echoes part of the key; the sentence says what to do instead.
+    case 401:
+      return {message: `${head}: check OPENAI_API_KEY`, retryable: false};
+    case 403:
+      return {message: withDetail(`${head}: the API key is not allowed to use model "${model}"`), retryable: false};
+    case 404:
+      return {message: withDetail(`${head}: check the base URL and the model name "${model}"`), retryable: false};
+  }
+  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
+  return {
+    message: detail ? `${head}: ${detail}` : status === 429 ? `${head}: rate limited` : head,
+    retryable,
+    ...(retryAfterMs === undefined ? {} : {retryAfterMs}),
+  };
+}
+
+function serverMessage(error: APIError): string {
+  const body = error.error as unknown;
+  let text = '';
+  if (typeof body === 'string') text = body;
+  else if (body && typeof body === 'object' && typeof (body as {message?: unknown}).message === 'string') {
+    text = (body as {message: string}).message;
+  }
+  return oneLine(text);
+}
+
+/** `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date. */
+export function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return Math.round(ms);
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function causeOf(error: unknown): string {
+  // undici hides the useful part ("connect ECONNREFUSED …", "other side closed") at the bottom
+  // of a chain of wrappers ("Connection error.", "fetch failed", "terminated").
+  let deepest: unknown = error;
+  for (let depth = 0; depth < 5 && deepest instanceof Error && deepest.cause !== undefined; depth++) {
+    deepest = deepest.cause;
+  }
+  if (deepest instanceof Error) {
+    const code = (deepest as {code?: unknown}).code;
+    return oneLine(deepest.message || (typeof code === 'string' ? code : 'unknown error'));
+  }
+  return oneLine(String(deepest));
+}
+
+/** One line without a closing period, so it reads inside a longer sentence. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+}
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+/** The key never leaves nib in a message, whatever a server echoed back. */
+function scrub(context: Context, message: string): string {
+  return redact(message, [context.options.apiKey]);
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, {once: true});
+  });
+}
+
+/**
+ * The SDK only reads error bodies shaped `{"error": {"message"}}`. vLLM, Ollama and FastAPI
+ * servers answer `{"message"}`, `{"error": "text"}` or `{"detail"}`; reshaping them here keeps
+ * their explanation (and lets us spot a `stream_options` rejection) instead of "400 (no body)".
+ */
+function readableErrors(inner: typeof fetch, apiKey: string): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.ok) return response;
+    // Redacted before anything cuts the text short: a key split by the cut would escape scrub().
+    const text = redact(await response.text().catch(() => ''), [apiKey]);
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    headers.set('content-type', 'application/json');
+    return new Response(JSON.stringify(errorBody(text)), {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  };
+}
+
+function errorBody(text: string): {error: Record<string, unknown>} {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1];
+    const message = title ?? (text.trimStart().startsWith('<') ? 'an HTML error page' : text);
+    return {error: {message: oneLine(message)}};
+  }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const record = parsed as Record<string, unknown>;
+    if (record.error && typeof record.error === 'object') return {error: record.error as Record<string, unknown>};
+    const message = record.error ?? record.message ?? record.detail;
+    if (message !== undefined) {
+      return {error: {...record, message: typeof message === 'string' ? message : JSON.stringify(message)}};
+    }
+  }
+  return {error: {message: oneLine(text)}};
+}

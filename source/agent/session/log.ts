@@ -1,0 +1,505 @@
+import {createHash, randomBytes} from 'node:crypto';
+import {mkdir, open, readdir, readFile, rm, stat, type FileHandle} from 'node:fs/promises';
+import {nibDir} from '../config/xdg.js';
+import {basename, join} from 'node:path';
+import {z} from 'zod';
+import type {AgentEvent} from '../../core/events.js';
+import {MessageSchema, unansweredToolCalls, type Message} from '../../core/messages.js';
+import type {Redactor} from '../config/redact.js';
+import type {Failure, Result} from '../../core/result.js';
+
+/**
+ * Append-only JSONL session logs, one file per session, grouped by workspace:
+ *   $XDG_DATA_HOME/nib/sessions/<workspace-key>/<id>.jsonl
+ * The first line is a header; every later line is one record. A log is never rewritten, only
+ * appended to, so a crash can at worst tear its last line, which loading ignores.
+ */
+
+export const SESSION_VERSION = 1;
+
+/** Events a person would want to see again on resume; deltas and raw tool output are not kept. */
+const KEPT_EVENTS = new Set<AgentEvent['type']>([
+  'turn-start',
+  'tool-call',
+  'approval-decision',
+  'tool-result',
+  'usage',
+  'error',
+  'turn-end',
+]);
+
+/**
+ * Events before which everything recorded so far must be on disk: the next request, a wait for
+ * the person, a tool that may take minutes, and the end of a turn.
+ */
+const FLUSH_BEFORE = new Set<AgentEvent['type']>([
+  'request-start',
+  'approval-request',
+  'tool-start',
+  'turn-end',
+  'error',
+]);
+
+export type SessionHeader = {
+  type: 'header';
+  version: number;
+  id: string;
+  /** ISO time. */
+  created: string;
+  cwd: string;
+  model: string;
+};
+
+export type SnapshotRecord = {
+  type: 'snapshot';
+  at: number;
+  /** 1-based user turn. */
+  turn: number;
+  /** `before` is taken before the turn may change files, `after` once it ended. */
+  phase: 'before' | 'after';
+  id: string;
+};
+
+export type SessionRecord =
+  | SessionHeader
+  | {type: 'message'; at: number; message: Message}
+  | {type: 'event'; at: number; event: AgentEvent}
+  | SnapshotRecord
+  /** /undo restored the workspace to before `turn`: snapshots of that turn and later are void. */
+  | {type: 'undo'; at: number; turn: number}
+  /** From here on the model sees `history` instead of the messages before it (see compact.ts). */
+  | {type: 'compaction'; at: number; history: Message[]; summary: string};
+
+const HeaderSchema = z.object({
+  type: z.literal('header'),
+  version: z.number(),
+  id: z.string(),
+  created: z.string(),
+  cwd: z.string(),
+  model: z.string(),
+});
+
+const RecordSchema = z.discriminatedUnion('type', [
+  z.object({type: z.literal('message'), at: z.number(), message: MessageSchema}),
+  // Events are the loop's own output; their shape is checked where they are consumed.
+  z.object({type: z.literal('event'), at: z.number(), event: z.looseObject({type: z.string()})}),
+  z.object({
+    type: z.literal('snapshot'),
+    at: z.number(),
+    turn: z.number(),
+    phase: z.enum(['before', 'after']),
+    id: z.string(),
+  }),
+  z.object({type: z.literal('undo'), at: z.number(), turn: z.number()}),
+  z.object({
+    type: z.literal('compaction'),
+    at: z.number(),
+    history: z.array(MessageSchema),
+    summary: z.string(),
+  }),
+]);
+
+export type SessionErrorCode = 'not-found' | 'not-a-session' | 'unreadable';
+export type SessionError = Failure<SessionErrorCode>;
+
+// ---------------------------------------------------------------------------------------------
+// Where sessions live
+
+/** nib's data directory: $XDG_DATA_HOME/nib, else ~/.local/share/nib. */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return nibDir(env, 'XDG_DATA_HOME');
+}
+
+/**
+ * A folder name for a workspace that a person can recognise (`myproject-3f9a0c12d4`) and that
+ * cannot collide: the hash is of the real path, the name part is only for reading.
+ */
+export function workspaceKey(realRoot: string): string {
+  const name = basename(realRoot).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const hash = createHash('sha256').update(realRoot).digest('hex').slice(0, 10);
+  return `${name}-${hash}`;
+}
+
+function sessionsRoot(data: string): string {
+  return join(data, 'sessions');
+}
+
+export function sessionsDir(data: string, realRoot: string): string {
+  return join(sessionsRoot(data), workspaceKey(realRoot));
+}
+
+/** Sortable by the second it was made in (then random), unique enough for one person's machine. */
+function newSessionId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export type SessionLogOptions = {
+  /** The workspace's sessions folder (sessionsDir()). */
+  dir: string;
+  id?: string;
+  cwd: string;
+  model: string;
+  redact: Redactor;
+  now?: () => number;
+};
+
+/**
+ * One session's log. `record*` buffers; `flush()` appends the buffer and fsyncs it. `observe()`
+ * does both for the loop's events: call it (and await it) for every event before asking the loop
+ * for the next one, and every request starts with the history already on disk.
+ * The file is created on the first flush, so a session with no prompt leaves nothing behind.
+ */
+export class SessionLog {
+  readonly id: string;
+  readonly path: string;
+  private readonly redact: Redactor;
+  private readonly now: () => number;
+  private pending: string[] = [];
+  private handle: FileHandle | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private header: SessionHeader | null;
+
+  private constructor(options: {id: string; path: string; redact: Redactor; now: () => number; header: SessionHeader | null}) {
+    this.id = options.id;
+    this.path = options.path;
+    this.redact = options.redact;
+    this.now = options.now;
+    this.header = options.header;
+  }
+
+  static create(options: SessionLogOptions): SessionLog {
+    const now = options.now ?? Date.now;
+    const id = options.id ?? newSessionId(new Date(now()));
+    const header: SessionHeader = {
+      type: 'header',
+      version: SESSION_VERSION,
+      id,
+      created: new Date(now()).toISOString(),
+      cwd: options.cwd,
+      model: options.model,
+    };
+    return new SessionLog({id, path: join(options.dir, `${id}.jsonl`), redact: options.redact, now, header});
+  }
+
+  /** Appends to an existing log (resume). */
+  static reopen(loaded: LoadedSession, options: {redact: Redactor; now?: () => number}): SessionLog {
+    return new SessionLog({id: loaded.header.id, path: loaded.path, redact: options.redact, now: options.now ?? Date.now, header: null});
+  }
+
+  recordMessage(message: Message): void {
+    this.push({type: 'message', at: this.now(), message});
+  }
+
+  recordEvent(event: AgentEvent): void {
+    if (event.type === 'message') this.recordMessage(event.message);
+    else if (event.type === 'compaction') this.recordCompaction(event.history, event.summary);
+    else if (KEPT_EVENTS.has(event.type)) this.push({type: 'event', at: this.now(), event});
+  }
+
+  recordSnapshot(turn: number, phase: 'before' | 'after', id: string): void {
+    this.push({type: 'snapshot', at: this.now(), turn, phase, id});
+  }
+
+  recordUndo(turn: number): void {
+    this.push({type: 'undo', at: this.now(), turn});
+  }
+
+  recordCompaction(history: Message[], summary: string): void {
+    // System prompts are rebuilt on every start; the log keeps the conversation only.
+    this.push({type: 'compaction', at: this.now(), history: history.filter(m => m.type !== 'system'), summary});
+  }
+
+  /** Records an event and, where one is due, flushes before the loop may go on. */
+  async observe(event: AgentEvent): Promise<void> {
+    this.recordEvent(event);
+    if (FLUSH_BEFORE.has(event.type)) await this.flush();
+  }
+
+  /** Appends everything recorded so far and fsyncs it. Flushes are serialised. */
+  flush(): Promise<void> {
+    const next = this.writing.then(() => this.write());
+    // A failed flush must not poison the ones after it; the caller of this one sees the error.
+    this.writing = next.catch(() => {});
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.writing;
+    const handle = this.handle;
+    this.handle = null;
+    await handle?.close();
+  }
+
+  private push(record: SessionRecord): void {
+    this.pending.push(this.redact(JSON.stringify(record)) + '\n');
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const handle = await this.fileHandle();
+    const data = this.pending.join('');
+    this.pending = [];
+    await handle.appendFile(data);
+    await handle.datasync();
+  }
+
+  private async fileHandle(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    await mkdir(join(this.path, '..'), {recursive: true, mode: 0o700});
+    const handle = await open(this.path, 'a+', 0o600);
+    const {size} = await handle.stat();
+    if (size > 0) {
+      // A log torn by a kill ends mid-line; start on a fresh line so the next record is whole.
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) await handle.appendFile('\n');
+    }
+    if (this.header) {
+      await handle.appendFile(this.redact(JSON.stringify(this.header)) + '\n');
+      this.header = null;
+    }
+    this.handle = handle;
+    return handle;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export type LoadedSession = {
+  path: string;
+  header: SessionHeader;
+  /** Every record after the header, in order (for re-rendering the transcript). */
+  records: Exclude<SessionRecord, SessionHeader>[];
+  /** Every message ever appended, compactions notwithstanding. */
+  messages: Message[];
+  /** What the next request should carry: compaction applied and every tool call answered. */
+  history: Message[];
+  snapshots: SnapshotRecord[];
+  /** User turns. */
+  turns: number;
+  /** Lines that could not be read (a torn last line, a damaged one): said, never fatal. */
+  warnings: string[];
+};
+
+export const INTERRUPTED_RESULT = 'Interrupted: nib stopped before this tool call finished, so it may not have run.';
+
+export async function loadSession(path: string): Promise<Result<LoadedSession, SessionError>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {ok: false, error: {code: 'not-found', message: `No session file at ${path}.`}};
+    return {ok: false, error: {code: 'unreadable', message: `Cannot read session ${path}: ${(error as Error).message}`}};
+  }
+  return parseSession(path, text);
+}
+
+function parseSession(path: string, text: string): Result<LoadedSession, SessionError> {
+  const lines = text.split('\n');
+  const endsWhole = text.endsWith('\n');
+  if (endsWhole) lines.pop();
+  const header = HeaderSchema.safeParse(parseJson(lines[0] ?? ''));
+  if (!header.success) {
+    return {
+      ok: false,
+      error: {code: 'not-a-session', message: `${path} is not a nib session log (its first line is not a session header); it was left alone.`},
+    };
+  }
+  const warnings: string[] = [];
+  const records: LoadedSession['records'] = [];
+  for (let index = 1; index < lines.length; index++) {
+    const line = lines[index]!;
+    if (line.trim() === '') continue;
+    const parsed = RecordSchema.safeParse(parseJson(line));
+    if (parsed.success) {
+      records.push(parsed.data as LoadedSession['records'][number]);
+      continue;
+    }
+    const isLast = index === lines.length - 1;
+    warnings.push(isLast && !endsWhole
+      ? `The last line of ${path} was cut off (nib was stopped mid-write); it was ignored.`
+      : `Line ${index + 1} of ${path} could not be read; it was ignored.`);
+  }
+  const messages: Message[] = [];
+  let history: Message[] = [];
+  const snapshots: SnapshotRecord[] = [];
+  let turns = 0;
+  for (const record of records) {
+    if (record.type === 'message') {
+      messages.push(record.message);
+      history.push(record.message);
+      if (record.message.type === 'user') turns++;
+    } else if (record.type === 'compaction') {
+      history = [...record.history];
+    } else if (record.type === 'snapshot') {
+      snapshots.push(record);
+    } else if (record.type === 'undo') {
+      snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
+    }
+  }
+  return {ok: true, value: {path, header: header.data, records, messages, history: repairHistory(history), snapshots, turns, warnings}};
+}
+
+/**
+ * Makes a history valid for the API: every tool call is followed by its result (an "interrupted"
+ * one where nib died before it had one), and no result answers a call that is not there.
+ */
+export function repairHistory(history: readonly Message[]): Message[] {
+  const hasOrphans = () => {
+    const calls = new Set<string>();
+    for (const message of history) if (message.type === 'assistant-tool-calls') for (const call of message.toolCalls) calls.add(call.id);
+    return history.some(message => message.type === 'tool-result' && !calls.has(message.toolCallId));
+  };
+  if (unansweredToolCalls(history).length === 0 && !hasOrphans() && resultsAreAdjacent(history)) return [...history];
+  const out: Message[] = [];
+  for (let index = 0; index < history.length; index++) {
+    const message = history[index]!;
+    if (message.type === 'tool-result') continue; // placed right after its call below
+    out.push(message);
+    if (message.type !== 'assistant-tool-calls') continue;
+    for (const call of message.toolCalls) {
+      const result = history.find(m => m.type === 'tool-result' && m.toolCallId === call.id);
+      out.push(result ?? {type: 'tool-result', toolCallId: call.id, content: INTERRUPTED_RESULT, isError: true});
+    }
+  }
+  return out;
+}
+
+/** The API wants a call's results right after the assistant message that made it. */
+function resultsAreAdjacent(history: readonly Message[]): boolean {
+  let open = new Set<string>();
+  for (const message of history) {
+    if (message.type === 'tool-result') {
+      if (!open.delete(message.toolCallId)) return false;
+    } else {
+      if (open.size > 0) return false;
+      open = message.type === 'assistant-tool-calls' ? new Set(message.toolCalls.map(call => call.id)) : new Set();
+    }
+  }
+  return open.size === 0;
+}
+
+function parseJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined; // the caller reports the line
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listing, deleting, retention
+
+export type SessionSummary = {
+  id: string;
+  path: string;
+  /** ISO time from the header. */
+  created: string;
+  /** Last write (ms since epoch). */
+  updated: number;
+  model: string;
+  firstPrompt: string;
+  turns: number;
+  messages: number;
+};
+
+/** Session files of one workspace, newest write first, without reading them. */
+async function sessionFiles(dir: string): Promise<Array<{id: string; path: string; updated: number}>> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return []; // no sessions yet in this workspace
+  }
+  const files = await Promise.all(
+    names
+      .filter(name => name.endsWith('.jsonl'))
+      .map(async name => {
+        const path = join(dir, name);
+        const info = await stat(path).catch(() => null);
+        return info ? {id: name.slice(0, -'.jsonl'.length), path, updated: info.mtimeMs} : null;
+      }),
+  );
+  return files.filter(file => file !== null).sort((a, b) => b.updated - a.updated || b.id.localeCompare(a.id));
+}
+
+/** The workspace's most recently written session, or null. */
+export async function latestSession(dir: string): Promise<string | null> {
+  const files = await sessionFiles(dir);
+  return files[0]?.path ?? null;
+}
+
+/** Finds a session by id or unambiguous id prefix. */
+export async function findSession(dir: string, id: string): Promise<Result<string, SessionError>> {
+  const files = await sessionFiles(dir);
+  const exact = files.find(file => file.id === id);
+  if (exact) return {ok: true, value: exact.path};
+  const matches = files.filter(file => file.id.startsWith(id));
+  if (matches.length === 1) return {ok: true, value: matches[0]!.path};
+  return {
+    ok: false,
+    error: {
+      code: 'not-found',
+      message: matches.length === 0 ? `No session ${id} in this workspace (nib --resume lists them).` : `Session id ${id} is ambiguous: ${matches.map(m => m.id).join(', ')}.`,
+    },
+  };
+}
+
+/** Sessions of one workspace for a picker, newest first. Unreadable files are listed as such. */
+export async function listSessions(dir: string): Promise<SessionSummary[]> {
+  const files = await sessionFiles(dir);
+  return Promise.all(
+    files.map(async file => {
+      const loaded = await loadSession(file.path);
+      if (!loaded.ok) {
+        return {id: file.id, path: file.path, created: '', updated: file.updated, model: '', firstPrompt: `(${loaded.error.message})`, turns: 0, messages: 0};
+      }
+      const {header, messages, turns} = loaded.value;
+      const first = messages.find(message => message.type === 'user');
+      return {
+        id: header.id,
+        path: file.path,
+        created: header.created,
+        updated: file.updated,
+        model: header.model,
+        firstPrompt: first ? first.content.replace(/\s+/g, ' ').trim() : '',
+        turns,
+        messages: messages.length,
+      };
+    }),
+  );
+}
+
+export async function deleteSession(dir: string, id: string): Promise<Result<string, SessionError>> {
+  const found = await findSession(dir, id);
+  if (!found.ok) return found;
+  await rm(found.value, {force: true});
+  return found;
+}
+
+/**
+ * Deletes session logs of every workspace not written for `retentionDays` (0 or less keeps
+ * everything). Returns the deleted ids.
+ */
+export async function pruneSessions(data: string, options: {retentionDays: number; now?: number}): Promise<string[]> {
+  if (!(options.retentionDays > 0)) return [];
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
+  const root = sessionsRoot(data);
+  const workspaces = await readdir(root).catch(() => [] as string[]);
+  const deleted: string[] = [];
+  for (const workspace of workspaces) {
+    for (const file of await sessionFiles(join(root, workspace))) {
+      if (file.updated >= cutoff) continue;
+      await rm(file.path, {force: true});
+      deleted.push(file.id);
+    }
+  }
+  return deleted;
+}

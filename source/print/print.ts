@@ -1,0 +1,228 @@
+import type {Config} from '../agent/config/config.js';
+import type {AgentEvent, TurnEndReason} from '../core/events.js';
+import {runAgent, type LoopTools} from '../agent/loop.js';
+import type {AgentSetup} from '../agent/session/setup.js';
+import {toTerminalText} from '../core/terminal-text.js';
+
+/** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
+export type PrintIO = {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Aborts the turn (SIGINT). */
+  signal: AbortSignal;
+};
+
+export const EXIT = {ok: 0, failed: 1, interrupted: 130} as const;
+
+/**
+ * Runs one prompt through the loop and prints it. Returns the exit code: 0 when the model
+ * answered, 130 when interrupted, 1 otherwise (provider error, round cap).
+ * `onEvent` lets a caller see every event too (a session log, #5).
+ */
+export async function runPrint(
+  config: Config,
+  setup: AgentSetup,
+  prompt: string,
+  io: PrintIO,
+  onEvent?: (event: AgentEvent) => void | Promise<void>,
+): Promise<number> {
+  const out = new CoalescingWriter(io.stdout);
+  // What the model or a file says reaches a terminal only as text: an escape sequence in it could
+  // retitle the window, write the clipboard (OSC 52) or hide lines. A pipe gets the bytes as sent.
+  const answer = isTTY(io.stdout) ? toTerminalText : (text: string) => text;
+  const stderr = {write: (text: string) => io.stderr.write(toTerminalText(text))};
+  const printer =
+    config.outputFormat === 'json' ? jsonPrinter(out, stderr) : textPrinter(out, stderr, setup.tools, answer);
+
+  // A closed stdout (`nib -p ... | head -1`) ends the run quietly instead of crashing on EPIPE.
+  const controller = new AbortController();
+  const signal = AbortSignal.any([io.signal, controller.signal]);
+  let stdoutClosed = false;
+  io.stdout.on('error', () => {
+    stdoutClosed = true;
+    controller.abort();
+  });
+
+  let reason: TurnEndReason = 'error';
+  for await (const event of runAgent({
+    provider: setup.provider,
+    tools: setup.tools,
+    context: setup.context,
+    history: setup.history,
+    prompt,
+    mode: () => config.approvalMode,
+    // Never called: with canAsk false every call that would ask is refused with a message.
+    approve: async () => ({kind: 'no', feedback: 'nobody is there to approve it'}),
+    canAsk: false,
+    alwaysAllowed: setup.alwaysAllowed,
+    maxRounds: config.maxRounds,
+    ...(setup.compaction ? {compaction: setup.compaction} : {}),
+    signal,
+  })) {
+    await onEvent?.(event);
+    // The reader went away (`nib -p … | head -1`): it has what it wanted and nobody interrupted,
+    // so no "interrupted" line and no failure code.
+    if (event.type === 'turn-end' && stdoutClosed && !io.signal.aborted) {
+      reason = 'completed';
+      continue;
+    }
+    printer(event);
+    if (event.type === 'turn-end') reason = event.reason;
+  }
+  // The answer ends where the model ended it; a terminal still gets its newline for the prompt.
+  if (config.outputFormat === 'text' && out.wroteText && !out.endsWithNewline && isTTY(io.stdout)) out.write('\n');
+  await out.close();
+  if (reason === 'completed') return EXIT.ok;
+  if (reason === 'aborted') return EXIT.interrupted;
+  return EXIT.failed;
+}
+
+type Printer = (event: AgentEvent) => void;
+
+type TextSink = {write: (text: string) => unknown};
+
+function textPrinter(out: CoalescingWriter, stderr: TextSink, tools: LoopTools, answer: (text: string) => string): Printer {
+  // Text said before a tool round and the answer after it would otherwise run together.
+  let needsBreak = false;
+  return event => {
+    switch (event.type) {
+      case 'text-delta':
+        if (needsBreak && out.wroteText) out.write(out.endsWithNewline ? '\n' : '\n\n');
+        needsBreak = false;
+        out.write(answer(event.text));
+        return;
+      case 'tool-call':
+        needsBreak = true;
+        stderr.write(`→ ${announce(tools, event.name, event.arguments)}\n`);
+        return;
+      case 'tool-result':
+        if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);
+        return;
+      case 'retry':
+        // The provider's message already says when and which attempt.
+        stderr.write(`nib: ${event.message}\n`);
+        return;
+      case 'error':
+        stderr.write(`nib: ${event.message}\n`);
+        return;
+      case 'compaction':
+        stderr.write(`nib: context compacted: ${event.summarised} messages summarised, ${event.kept} kept\n`);
+        return;
+      case 'turn-end':
+        if (event.reason === 'aborted') stderr.write('nib: interrupted\n');
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+/**
+ * One JSON object per line. Field names are snake_case and stable: scripts depend on them
+ * (documented in README.md).
+ */
+function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
+  const line = (value: Record<string, unknown>) => out.write(`${JSON.stringify(value)}\n`);
+  return event => {
+    switch (event.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+        return line({type: event.type, text: event.text});
+      case 'tool-call':
+        return line({type: 'tool-call', id: event.id, name: event.name, arguments: event.arguments});
+      case 'tool-start':
+        return line({type: 'tool-start', id: event.id, name: event.name});
+      case 'tool-result':
+        return line({type: 'tool-result', id: event.id, name: event.name, is_error: event.isError, content: event.content});
+      case 'retry':
+        return line({type: 'retry', attempt: event.attempt, delay_ms: event.delayMs, message: event.message});
+      case 'usage':
+        return line({
+          type: 'usage',
+          prompt_tokens: event.usage.promptTokens,
+          completion_tokens: event.usage.completionTokens,
+          total_tokens: event.usage.totalTokens,
+        });
+      case 'error':
+        stderr.write(`nib: ${event.message}\n`);
+        return line({type: 'error', message: event.message, ...(event.code ? {code: event.code} : {})});
+      case 'compaction':
+        return line({type: 'compaction', reason: event.reason, summarised: event.summarised, kept: event.kept});
+      case 'turn-end':
+        return line({type: 'turn-end', reason: event.reason});
+      default:
+        return;
+    }
+  };
+}
+
+/** `read package.json`: the tool's key argument when the arguments parse, else the raw text. */
+function announce(tools: LoopTools, name: string, raw: string): string {
+  const tool = tools.get(name);
+  if (tool) {
+    const parsed = tools.parseArgs(tool, raw);
+    if (parsed.ok) return `${name} ${firstLine(tool.keyArg(parsed.value))}`.trimEnd();
+  }
+  return `${name} ${firstLine(raw)}`.trimEnd();
+}
+
+/**
+ * A failed command's output starts with whatever it printed first ("(no output)", a banner); its
+ * badge summary says what matters: "exit 1 · 2.3 s", "timeout · 120 s". Other tools lead with it.
+ */
+function failureLine(event: Extract<AgentEvent, {type: 'tool-result'}>): string {
+  const detail = event.detail;
+  if (detail && (detail.exitCode !== undefined || detail.signal)) return detail.summary;
+  return firstLine(event.content);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+function isTTY(stream: NodeJS.WritableStream): boolean {
+  return (stream as {isTTY?: boolean}).isTTY === true;
+}
+
+/**
+ * Token deltas arrive a few characters at a time; one write per delta costs a syscall each
+ * (stdout to a pipe is synchronous). Deltas that arrive in the same tick go out together, so the
+ * answer still streams as it arrives.
+ */
+class CoalescingWriter {
+  wroteText = false;
+  endsWithNewline = false;
+  private pending = '';
+  private scheduled = false;
+
+  constructor(private readonly stream: NodeJS.WritableStream) {}
+
+  write(text: string): void {
+    if (!text) return;
+    this.wroteText = true;
+    this.endsWithNewline = text.endsWith('\n');
+    this.pending += text;
+    if (this.pending.length >= 64 * 1024) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (!this.pending) return;
+    const text = this.pending;
+    this.pending = '';
+    this.stream.write(text);
+  }
+
+  /** Resolves once everything written has been handed to the OS. */
+  close(): Promise<void> {
+    this.flush();
+    return new Promise(resolve => {
+      this.stream.write('', () => resolve());
+    });
+  }
+}

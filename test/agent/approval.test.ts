@@ -1,0 +1,59 @@
+import {describe, expect, test} from 'vitest';
+import {APPROVAL_MODES, nextMode, type ApprovalMode} from '../../source/core/approval-mode.js';
+import {judgeCall, type Verdict} from '../../source/agent/approval.js';
+import type {ToolKind} from '../../source/core/tool.js';
+
+const judge = (kind: ToolKind, mode: ApprovalMode, outside = false, alwaysAllowed = false, canAsk = true): Verdict =>
+  judgeCall({kind, mode, outside, alwaysAllowed, canAsk});
+
+describe('judgeCall', () => {
+  test('inside the workspace: reads run; writes and commands follow the mode', () => {
+    const table = Object.fromEntries(
+      APPROVAL_MODES.map(mode => [mode, (['read', 'write', 'exec'] as const).map(kind => judge(kind, mode))]),
+    );
+    expect(table).toEqual({
+      ask: ['run', 'ask', 'ask'],
+      'auto-edit': ['run', 'run', 'ask'],
+      yolo: ['run', 'run', 'run'],
+      plan: ['run', 'refuse', 'refuse'],
+    });
+  });
+
+  test('writing outside the workspace asks in every mode, "always" included; plan refuses it', () => {
+    for (const mode of APPROVAL_MODES) {
+      for (const always of [false, true]) {
+        expect(judge('write', mode, true, always)).toBe(mode === 'plan' ? 'refuse' : 'ask');
+      }
+    }
+  });
+
+  test('reading or running outside asks unless yolo; "always" does not cover outside', () => {
+    expect(judge('read', 'ask', true)).toBe('ask');
+    expect(judge('read', 'auto-edit', true)).toBe('ask');
+    expect(judge('read', 'plan', true)).toBe('ask');
+    expect(judge('read', 'yolo', true)).toBe('run');
+    expect(judge('exec', 'auto-edit', true, true)).toBe('ask');
+    expect(judge('exec', 'yolo', true)).toBe('run');
+  });
+
+  test('"always" lets a tool run inside without asking, but never past plan mode', () => {
+    expect(judge('exec', 'ask', false, true)).toBe('run');
+    expect(judge('write', 'ask', false, true)).toBe('run');
+    expect(judge('exec', 'plan', false, true)).toBe('refuse');
+  });
+
+  test('with nobody to ask (print mode) every "ask" becomes "refuse"; nothing else changes', () => {
+    for (const mode of APPROVAL_MODES) {
+      for (const kind of ['read', 'write', 'exec'] as const) {
+        for (const outside of [false, true]) {
+          const interactive = judge(kind, mode, outside);
+          expect(judge(kind, mode, outside, false, false)).toBe(interactive === 'ask' ? 'refuse' : interactive);
+        }
+      }
+    }
+  });
+
+  test('nextMode cycles through every mode', () => {
+    expect(APPROVAL_MODES.map(nextMode)).toEqual(['auto-edit', 'yolo', 'plan', 'ask']);
+  });
+});

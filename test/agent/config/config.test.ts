@@ -1,0 +1,135 @@
+import {mkdtemp, mkdir, rm, writeFile} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterEach, beforeEach, describe, expect, test} from 'vitest';
+import {isLoopback, parseFlags, readinessProblem, resolveConfig, type Flags} from '../../../source/agent/config/config.js';
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'nib-config-'));
+});
+afterEach(async () => {
+  await rm(home, {recursive: true, force: true});
+});
+
+function flags(argv: string[]): Flags {
+  const parsed = parseFlags(argv);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+async function writeConfig(content: string): Promise<string> {
+  const dir = join(home, 'xdg', 'nib');
+  await mkdir(dir, {recursive: true});
+  await writeFile(join(dir, 'config.json'), content);
+  return join(dir, 'config.json');
+}
+
+const env = () => ({HOME: home, XDG_CONFIG_HOME: join(home, 'xdg')});
+
+describe('parseFlags', () => {
+  test('reads every flag and joins positionals into the prompt', () => {
+    const value = flags([
+      '-p', '--model', 'm', '--base-url', 'http://127.0.0.1:1/v1', '--approval-mode', 'yolo',
+      '--cwd', 'sub', '--output-format', 'json', '--max-rounds', '7', 'read', 'the file',
+    ]);
+    expect(value).toMatchObject({
+      print: true, model: 'm', baseURL: 'http://127.0.0.1:1/v1', approvalMode: 'yolo', cwd: 'sub',
+      outputFormat: 'json', maxRounds: 7, prompt: 'read the file',
+    });
+  });
+
+  test('--resume with and without an id; --continue and --demo', () => {
+    expect(flags(['--resume']).resume).toBe(true);
+    expect(flags(['--resume', '-p']).resume).toBe(true);
+    expect(flags(['--resume', 'abc123']).resume).toBe('abc123');
+    expect(flags(['--continue', '--demo'])).toMatchObject({continue: true, demo: true});
+  });
+
+  test('bad values are errors that say what is allowed', () => {
+    const mode = parseFlags(['--approval-mode', 'sometimes']);
+    expect(mode).toEqual({ok: false, error: expect.stringContaining('ask, auto-edit, yolo, plan')});
+    expect(parseFlags(['--max-rounds', '0']).ok).toBe(false);
+    expect(parseFlags(['--output-format', 'xml']).ok).toBe(false);
+    expect(parseFlags(['--nope'])).toEqual({ok: false, error: expect.stringContaining('--nope')});
+  });
+});
+
+describe('resolveConfig', () => {
+  test('flags beat env, env beats the config file', async () => {
+    await writeConfig(JSON.stringify({model: 'file-model', baseURL: 'http://127.0.0.1:9/v1', maxRounds: 3}));
+    const fromFile = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(fromFile).toMatchObject({ok: true, value: {model: 'file-model', baseURL: 'http://127.0.0.1:9/v1', maxRounds: 3}});
+
+    const fromEnv = await resolveConfig({
+      flags: flags([]),
+      env: {...env(), NIB_MODEL: 'env-model', OPENAI_BASE_URL: 'http://localhost:8/v1/', NIB_IDLE_TIMEOUT_MS: '1000'},
+      cwd: home,
+    });
+    expect(fromEnv).toMatchObject({ok: true, value: {model: 'env-model', baseURL: 'http://localhost:8/v1', idleTimeoutMs: 1000}});
+
+    const fromFlags = await resolveConfig({
+      flags: flags(['--model', 'flag-model', '--cwd', 'x']),
+      env: {...env(), NIB_MODEL: 'env-model'},
+      cwd: home,
+    });
+    expect(fromFlags).toMatchObject({ok: true, value: {model: 'flag-model', cwd: join(home, 'x')}});
+  });
+
+  test('a bad config file names the path and the field', async () => {
+    const path = await writeConfig(JSON.stringify({model: 'm', maxRounds: 'lots'}));
+    const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toContain(path);
+    expect(result.error).toContain('maxRounds');
+  });
+
+  test('an unknown field and broken JSON are named too', async () => {
+    const path = await writeConfig('{"modle": "m"}');
+    const typo = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(typo).toEqual({ok: false, error: expect.stringMatching(/config\.json: unknown field "modle"/)});
+    await writeConfig('{"model": ');
+    const broken = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(broken).toEqual({ok: false, error: expect.stringContaining(`${path}: not valid JSON`)});
+  });
+
+  test('broken JSON around an unquoted key does not quote the key back', async () => {
+    const key = 'sk-unquoted-0123456789abcdef';
+    const path = await writeConfig(`{"model": "m", "apiKey": ${key}}`);
+    const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(result).toEqual({ok: false, error: `${path}: not valid JSON (Unexpected token 's')`});
+  });
+
+  test('falls back to ~/.config when XDG_CONFIG_HOME is unset', async () => {
+    await mkdir(join(home, '.config', 'nib'), {recursive: true});
+    await writeFile(join(home, '.config', 'nib', 'config.json'), '{"model": "home-model"}');
+    const result = await resolveConfig({flags: flags([]), env: {HOME: home}, cwd: home});
+    expect(result).toMatchObject({ok: true, value: {model: 'home-model'}});
+  });
+});
+
+describe('readinessProblem', () => {
+  test('a remote server without a key says how to set one; loopback needs none', async () => {
+    const remote = await resolveConfig({flags: flags(['--model', 'm']), env: env(), cwd: home});
+    if (!remote.ok) throw new Error(remote.error);
+    expect(readinessProblem(remote.value)).toMatch(/OPENAI_API_KEY/);
+
+    const local = await resolveConfig({flags: flags(['--model', 'm', '--base-url', 'http://127.0.0.1:11434/v1']), env: env(), cwd: home});
+    if (!local.ok) throw new Error(local.error);
+    expect(readinessProblem(local.value)).toBeUndefined();
+
+    const noModel = await resolveConfig({flags: flags([]), env: {...env(), OPENAI_API_KEY: 'k'}, cwd: home});
+    if (!noModel.ok) throw new Error(noModel.error);
+    expect(readinessProblem(noModel.value)).toMatch(/--model/);
+  });
+
+  test('isLoopback', () => {
+    expect(isLoopback('http://localhost:1234/v1')).toBe(true);
+    expect(isLoopback('http://[::1]:8080/v1')).toBe(true);
+    expect(isLoopback('http://127.0.0.2/v1')).toBe(true);
+    expect(isLoopback('http://0.0.0.0:8000/v1')).toBe(true);
+    expect(isLoopback('https://api.openai.com/v1')).toBe(false);
+    expect(isLoopback('http://127.example.com/v1')).toBe(false);
+  });
+});

@@ -1,0 +1,17 @@
+import {describe, expect, it} from 'vitest';
+import {nodeVersionProblem} from '../../../source/agent/config/flags.js';
+
+describe('nodeVersionProblem', () => {
+  it('accepts Node 22 and later', () => {
+    expect(nodeVersionProblem('v22.0.0')).toBeUndefined();
+    expect(nodeVersionProblem('v24.21.0')).toBeUndefined();
+    expect(nodeVersionProblem('v26.1.0')).toBeUndefined();
+  });
+
+  it('names the running version and the way out for older Node', () => {
+    const message = nodeVersionProblem('v20.20.2');
+    expect(message).toContain('v20.20.2');
+    expect(message).toContain('Node.js 22 or newer');
+    expect(message).toContain('npm start');
+  });
+});

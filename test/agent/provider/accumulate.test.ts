@@ -1,0 +1,264 @@
+import {readdirSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {accumulateSse, createAccumulator, type TurnDelta} from '../../../source/agent/provider/accumulate.js';
+import {createSseParser} from '../../../source/agent/provider/sse.js';
+import type {AssistantTurn} from '../../../source/core/chat.js';
+
+const fixtures = path.resolve(import.meta.dirname, 'fixtures');
+const read = (name: string) => readFileSync(path.join(fixtures, `${name}.sse`), 'utf8');
+
+const base: AssistantTurn = {
+  text: '',
+  reasoning: '',
+  refusal: '',
+  toolCalls: [],
+  finishReason: null,
+  usage: null,
+  error: null,
+  aborted: false,
+  malformedChunks: 0,
+};
+
+/** What each of our fixtures (test/fixtures/*.sse) must reassemble to. */
+const expected: Record<string, Partial<AssistantTurn>> = {
+  'interleaved-calls-mid-escape': {
+    toolCalls: [
+      {id: 'call_read_1', name: 'read', arguments: '{"path":"notes/caf\\u00e9 \\"draft\\".md","limit":20}'},
+      {id: 'call_grep_2', name: 'grep', arguments: '{"pattern":"a\\\\b","path":"."}'},
+    ],
+    finishReason: 'tool_calls',
+    usage: {promptTokens: 120, completionTokens: 30, totalTokens: 150},
+  },
+  'call-without-index': {
+    toolCalls: [{id: 'Xq81mZ', name: 'list', arguments: '{"path": "src"}'}],
+    finishReason: 'tool_calls',
+    usage: {promptTokens: 40, completionTokens: 9, totalTokens: 49},
+  },
+  'negative-index': {
+    toolCalls: [
+      {id: 'neg_a', name: 'read', arguments: '{"path":"a.txt"}'},
+      {id: 'neg_b', name: 'read', arguments: '{"path":"b.txt"}'},
+    ],
+    finishReason: 'tool_calls',
+  },
+  'reused-index-zero': {
+    text: 'Two reads.',
+    toolCalls: [
+      {id: 'first', name: 'read', arguments: '{"path":"one.md"}'},
+      {id: 'second', name: 'read', arguments: '{"path":"two.md"}'},
+    ],
+    finishReason: 'tool_calls',
+  },
+  'empty-id-and-name-continuations': {
+    toolCalls: [{id: 'call_bash', name: 'bash', arguments: '{"command": "ls -la"}'}],
+    finishReason: 'tool_calls',
+  },
+  'object-arguments': {
+    toolCalls: [{id: 'obj_1', name: 'grep', arguments: '{"pattern":"TODO","path":"lib"}'}],
+    // Some servers say "stop" on a tool turn: the loop decides by the calls, not by this.
+    finishReason: 'stop',
+  },
+  'index-one-empty-arguments': {
+    text: 'Listing.',
+    toolCalls: [{id: 'toolu_zero', name: 'list', arguments: '{}'}],
+    finishReason: 'tool_calls',
+    usage: {promptTokens: 7, completionTokens: 3, totalTokens: 10},
+  },
+  'reasoning-fields': {text: 'It is fine.', reasoning: 'Check the file first.', finishReason: 'stop'},
+  'content-parts': {
+    text: '1 + 2 = 3',
+    reasoning: 'Small sum. Three.',
+    finishReason: 'stop',
+    usage: {promptTokens: 5, completionTokens: 6, totalTokens: 11},
+  },
+  refusal: {refusal: "I can't help with that.", finishReason: 'stop'},
+  'explicit-nulls': {
+    text: 'Done now.',
+    reasoning: 'Plan.',
+    finishReason: 'stop',
+    usage: {promptTokens: 3, completionTokens: 4, totalTokens: 7},
+  },
+  'error-after-text': {text: 'Starting the refactor', error: 'Upstream model crashed. (server_error)'},
+  'finish-without-done': {text: 'Short.', finishReason: 'length'},
+  'empty-choices-and-no-delta': {
+    text: 'Filtered fine.',
+    finishReason: 'stop',
+    usage: {promptTokens: 9, completionTokens: 2, totalTokens: 11},
+  },
+  'legacy-function-call': {
+    toolCalls: [{id: 'call_0', name: 'read', arguments: '{"path":"x.ts"}'}],
+    finishReason: 'function_call',
+  },
+  'crlf-comments-malformed': {
+    text: 'Line  survived.',
+    finishReason: 'stop',
+    usage: {promptTokens: 1, completionTokens: 2, totalTokens: 3},
+    malformedChunks: 1,
+  },
+};
+
+/** Feeds bytes cut at the given sizes through a streaming decoder, as the provider does. */
+function accumulateBytes(body: string, sizes: () => number): {turn: AssistantTurn; deltas: TurnDelta[]} {
+  const bytes = Buffer.from(body, 'utf8');
+  const decoder = new TextDecoder();
+  const parser = createSseParser();
+  const accumulator = createAccumulator();
+  const deltas: TurnDelta[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = Math.max(1, sizes());
+    const text = decoder.decode(bytes.subarray(at, at + size), {stream: true});
+    for (const event of parser.feed(text)) deltas.push(...accumulator.pushEvent(event));
+    at += size;
+  }
+  for (const event of [...parser.feed(decoder.decode()), ...parser.end()]) deltas.push(...accumulator.pushEvent(event));
+  return {turn: accumulator.finish(), deltas};
+}
+
+describe('accumulate: fixtures', () => {
+  it('every fixture has an expectation', () => {
+    const names = readdirSync(fixtures)
+      .filter(file => file.endsWith('.sse'))
+      .map(file => file.slice(0, -4))
+      .sort();
+    expect(names).toEqual(Object.keys(expected).sort());
+  });
+
+  for (const [name, want] of Object.entries(expected)) {
+    it(name, () => {
+      expect(accumulateSse(read(name))).toEqual({...base, ...want});
+    });
+
+    it(`${name}: the same turn whatever the byte cuts`, () => {
+      const body = read(name);
+      const whole = accumulateSse(body);
+      for (const seed of [1, 2, 3, 4, 5]) {
+        let state = seed;
+        const next = () => {
+          state = (state * 1103515245 + 12345) % 2 ** 31;
+          return 1 + (state % 9);
+        };
+        const {turn, deltas} = accumulateBytes(body, next);
+        expect(turn).toEqual(whole);
+        expect(deltas.filter(d => d.type === 'text-delta').map(d => d.text).join('')).toBe(whole.text);
+        expect(deltas.filter(d => d.type === 'reasoning-delta').map(d => d.text).join('')).toBe(whole.reasoning);
+      }
+      expect(accumulateBytes(body, () => 1).turn).toEqual(whole);
+    });
+  }
+});
+
+describe('accumulate: chunk rules', () => {
+  const call = (fragment: Record<string, unknown>) => ({choices: [{index: 0, delta: {tool_calls: [fragment]}}]});
+
+  it('an id-less, index-less fragment continues the latest call', () => {
+    const accumulator = createAccumulator();
+    accumulator.pushChunk(call({index: 0, id: 'a', function: {name: 'read', arguments: '{"path":'}}));
+    accumulator.pushChunk(call({index: 1, id: 'b', function: {name: 'list', arguments: '{'}}));
+    accumulator.pushChunk(call({function: {arguments: '}'}}));
+    accumulator.pushChunk(call({index: 0, function: {arguments: '"a"}'}}));
+    expect(accumulator.finish().toolCalls).toEqual([
+      {id: 'a', name: 'read', arguments: '{"path":"a"}'},
+      {id: 'b', name: 'list', arguments: '{}'},
+    ]);
+  });
+
+  it('an index-less fragment with a different name after arguments is a new call', () => {
+    const accumulator = createAccumulator({makeId: position => `gen_${position}`});
+    accumulator.pushChunk(call({function: {name: 'read', arguments: '{"path":"a"}'}}));
+    accumulator.pushChunk(call({function: {name: 'read', arguments: ''}}));
+    accumulator.pushChunk(call({function: {name: 'list', arguments: '{"path":"."}'}}));
+    expect(accumulator.finish().toolCalls).toEqual([
+      {id: 'gen_0', name: 'read', arguments: '{"path":"a"}'},
+      {id: 'gen_1', name: 'list', arguments: '{"path":"."}'},
+    ]);
+  });
+
+  it('an id arriving after an id-less first fragment names that call', () => {
+    const accumulator = createAccumulator();
+    accumulator.pushChunk(call({index: 0, function: {name: 'read', arguments: '{"pa'}}));
+    accumulator.pushChunk(call({index: 0, id: 'late', function: {arguments: 'th":"z"}'}}));
+    expect(accumulator.finish().toolCalls).toEqual([{id: 'late', name: 'read', arguments: '{"path":"z"}'}]);
+  });
+
+  it('ignores other choices, junk values and null everywhere', () => {
+    const accumulator = createAccumulator();
+    accumulator.pushChunk({choices: [{index: 1, delta: {content: 'other choice'}}]});
+    accumulator.pushChunk({choices: [null, 'x', {index: 0, delta: null, finish_reason: null}]});
+    accumulator.pushChunk({choices: [{index: 0, delta: {content: 'kept', tool_calls: null, refusal: null}}], usage: null});
+    accumulator.pushChunk({choices: [{delta: {tool_calls: [null, 7]}}]});
+    accumulator.pushChunk(42);
+    expect(accumulator.finish()).toEqual({...base, text: 'kept', malformedChunks: 1});
+  });
+
+  it('finish_reason is the last non-null one; usage the last non-null object', () => {
+    const accumulator = createAccumulator();
+    accumulator.pushChunk({choices: [{index: 0, delta: {}, finish_reason: 'tool_calls'}], usage: {prompt_tokens: 1}});
+    accumulator.pushChunk({choices: [{index: 0, delta: {}, finish_reason: null}], usage: null});
+    accumulator.pushChunk({choices: [], usage: {input_tokens: 4, output_tokens: 5}});
+    expect(accumulator.finish()).toMatchObject({
+      finishReason: 'tool_calls',
+      usage: {promptTokens: 4, completionTokens: 5, totalTokens: 9},
+    });
+    expect(accumulator.rawUsage).toEqual({input_tokens: 4, output_tokens: 5});
+  });
+
+  it('an `event: error` and a string error both fail the turn, keeping the text', () => {
+    const parsed = accumulateSse(
+      'data: {"choices":[{"delta":{"content":"partial"}}]}\n\nevent: error\ndata: {"message":"quota exhausted"}\n\n',
+    );
+    expect(parsed).toMatchObject({text: 'partial', error: 'quota exhausted'});
+    expect(accumulateSse('data: {"error":"model overloaded"}\n\n').error).toBe('model overloaded');
+  });
+
+  it('fail keeps the first error and marks aborts', () => {
+    const accumulator = createAccumulator();
+    accumulator.pushChunk({choices: [{delta: {content: 'so far'}}]});
+    accumulator.fail('aborted', {aborted: true});
+    accumulator.fail('later');
+    expect(accumulator.finish()).toMatchObject({text: 'so far', error: 'aborted', aborted: true});
+    expect(accumulator.hasOutput).toBe(true);
+  });
+});
+
+describe('sse parser', () => {
+  it('handles a \\r\\n split across reads, a BOM, and a last event with no blank line', () => {
+    const parser = createSseParser();
+    const events = [
+      ...parser.feed('\uFEFFdata: a\r'),
+      ...parser.feed('\n\r'),
+      ...parser.feed('\ndata: b\n'),
+      ...parser.feed('data: c'),
+      ...parser.end(),
+    ];
+    expect(events).toEqual([
+      {event: null, data: ['a']},
+      {event: null, data: ['b', 'c']},
+    ]);
+  });
+
+  it('splits a large read with mixed line ends in one linear pass', {timeout: 10_000}, () => {
+    // Generous bound: the old scan looked for the next \r from every line to the end (27 s here).
+    const event = 'data: {"choices":[{"delta":{"content":"abcd"}}]}\n\n';
+    const body = `data: x\r\n\r\ndata: y\r\r${event.repeat(200_000)}data: z\r\n\r\n`;
+    const events = createSseParser().feed(body);
+    expect(events).toHaveLength(200_003);
+    expect(events.slice(0, 2)).toEqual([
+      {event: null, data: ['x']},
+      {event: null, data: ['y']},
+    ]);
+    expect(events.at(-1)).toEqual({event: null, data: ['z']});
+  });
+
+  it('keeps the event name and drops comments, id and retry fields', () => {
+    const parser = createSseParser();
+    expect(parser.feed(': ping\nid: 4\nretry: 10\nevent: error\ndata:{"x":1}\n\n')).toEqual([
+      {event: 'error', data: ['{"x":1}']},
+    ]);
+  });
+
+  it('reads JSON lines with no blank line between them one by one', () => {
+    const turn = accumulateSse('data: {"choices":[{"delta":{"content":"a"}}]}\ndata: {"choices":[{"delta":{"content":"b"}}]}\n\n');
+    expect(turn.text).toBe('ab');
+  });
+});

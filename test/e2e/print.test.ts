@@ -1,0 +1,296 @@
+import {execFileSync} from 'node:child_process';
+import {mkdir, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {afterEach, beforeEach, describe, expect, test} from 'vitest';
+import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
+import {sse} from '../support/sse.js';
+import {
+  createSandbox,
+  filesContaining,
+  jsonEvents,
+  runNib,
+  startNib,
+  TEST_API_KEY,
+  type NibResult,
+  type Sandbox,
+} from '../support/nib-process.js';
+
+let sandbox: Sandbox;
+let server: OpenAiServer | undefined;
+const results: NibResult[] = [];
+
+beforeEach(async () => {
+  sandbox = await createSandbox();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  // The key may appear in no byte nib printed or wrote, whatever the test did.
+  for (const result of results.splice(0)) {
+    expect(result.stdout).not.toContain(TEST_API_KEY);
+    expect(result.stderr).not.toContain(TEST_API_KEY);
+  }
+  expect(await filesContaining(sandbox.root, TEST_API_KEY)).toEqual([]);
+  await sandbox.cleanup();
+});
+
+async function nib(script: Script, args: string[], env: NodeJS.ProcessEnv = {}): Promise<NibResult> {
+  server = await startOpenAiServer(script);
+  const result = await runNib(sandbox, ['--base-url', server.url, '--model', 'test-model', ...args], {env});
+  results.push(result);
+  return result;
+}
+
+describe('nib -p', () => {
+  test('reads a file, then answers: stdout is exactly the answer, stderr shows the call', async () => {
+    await writeFile(join(sandbox.workspace, 'package.json'), '{\n  "name": "demo-pkg"\n}\n');
+    const answer = 'The package is called **demo-pkg**.';
+    const result = await nib(
+      [sse.toolCall('read', {path: 'package.json'}, {id: 'call_read_1'}), sse.text(answer)],
+      ['-p', 'read package.json and tell me the name'],
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(answer);
+    expect(result.stderr).toContain('→ read package.json');
+
+    const second = server!.requests[1]!.body;
+    const tool = second.messages.at(-1)!;
+    expect(tool).toMatchObject({role: 'tool', tool_call_id: 'call_read_1'});
+    expect(tool.content).toMatch(/1\s*\t?\s*\{/);
+    expect(tool.content).toMatch(/2.*"name": "demo-pkg"/);
+    expect(second.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{id: 'call_read_1', function: {name: 'read'}}],
+    });
+  });
+
+  test('the prompt can come on stdin', async () => {
+    server = await startOpenAiServer([sse.text('pong')]);
+    const result = await runNib(sandbox, ['-p', '--base-url', server.url, '--model', 'm'], {stdin: 'ping\n'});
+    results.push(result);
+    expect(result).toMatchObject({code: 0, stdout: 'pong'});
+    expect(server.requests[0]!.body.messages.at(-1)).toMatchObject({role: 'user', content: 'ping\n'});
+  });
+
+  test('401: exit 1, one clear line, exactly one request', async () => {
+    const result = await nib([sse.unauthorized()], ['-p', 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/401/);
+    expect(lines[0]).toMatch(/OPENAI_API_KEY/);
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('429 with Retry-After: 1, then success', async () => {
+    const result = await nib([sse.rateLimited(1), sse.text('made it')], ['-p', 'hi']);
+    expect(result).toMatchObject({code: 0, stdout: 'made it'});
+    expect(server!.requests).toHaveLength(2);
+    expect(result.stderr).toMatch(/retry/i);
+  });
+
+  test('500, 500, then success', async () => {
+    const result = await nib([sse.serverError(), sse.serverError(), sse.text('third time')], ['-p', 'hi']);
+    expect(result).toMatchObject({code: 0, stdout: 'third time'});
+    expect(server!.requests).toHaveLength(3);
+  });
+
+  test('a connection reset mid-stream: exit 1 within 5 s, the partial text printed', async () => {
+    const answer = 'The first half arrives. The second half never does.';
+    const full = sse.text(answer);
+    const result = await nib([sse.reset(full, Math.floor(sse.bodyOf(full).length / 2))], ['-p', 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.ms).toBeLessThan(5000);
+    expect(result.stdout.length).toBeGreaterThan(4);
+    expect(result.stdout.length).toBeLessThan(answer.length);
+    expect(answer.startsWith(result.stdout)).toBe(true);
+    expect(result.stderr.trim()).not.toBe('');
+  });
+
+  test('a stalled stream with a 1 s idle timeout: exit 1 within 5 s, partial text printed', async () => {
+    const answer = 'Some words, then silence for ever and ever.';
+    const full = sse.text(answer);
+    const result = await nib([sse.stall(full, Math.floor(sse.bodyOf(full).length / 2))], ['-p', 'hi'], {
+      NIB_IDLE_TIMEOUT_MS: '1000',
+    });
+    expect(result.code).toBe(1);
+    expect(result.ms).toBeLessThan(5000);
+    expect(result.stdout.length).toBeGreaterThan(4);
+    expect(answer.startsWith(result.stdout)).toBe(true);
+    expect(result.stderr).toMatch(/idle|silent|timed? ?out|no data/i);
+  });
+
+  test('invalid JSON arguments and an unknown tool: the model is told, the run finishes', async () => {
+    const result = await nib(
+      [
+        sse.toolCalls([
+          {name: 'read', arguments: '{"path": "pack', id: 'bad_json'},
+          {name: 'teleport', arguments: {to: 'mars'}, id: 'no_tool'},
+        ]),
+        sse.text('I will try again differently.'),
+      ],
+      ['-p', 'go'],
+    );
+    expect(result).toMatchObject({code: 0, stdout: 'I will try again differently.'});
+    const tools = server!.requests[1]!.body.messages.filter(m => m.role === 'tool');
+    expect(tools).toMatchObject([
+      {tool_call_id: 'bad_json', content: expect.stringMatching(/not valid JSON/)},
+      {tool_call_id: 'no_tool', content: expect.stringMatching(/no tool named "teleport"/)},
+    ]);
+  });
+
+  test('60 tool rounds: stops at the cap of 50 with the reason on stderr', async () => {
+    await writeFile(join(sandbox.workspace, 'a.txt'), 'a\n');
+    const result = await nib((_request, index) => (index < 60 ? sse.toolCall('read', {path: 'a.txt'}) : sse.text('done')), [
+      '-p',
+      'loop',
+    ]);
+    expect(result.code).toBe(1);
+    expect(server!.requests).toHaveLength(50);
+    expect(result.stderr).toMatch(/Stopped after 50 model rounds/);
+  });
+
+  test('--output-format json: one event per line with the documented fields', async () => {
+    await writeFile(join(sandbox.workspace, 'a.txt'), 'alpha\n');
+    const result = await nib(
+      [sse.toolCall('read', {path: 'a.txt'}, {id: 'r1'}), sse.text('done')],
+      ['-p', 'go', '--output-format', 'json'],
+    );
+    expect(result.code).toBe(0);
+    const events = jsonEvents(result.stdout);
+    expect(events.find(e => e.type === 'tool-call')).toEqual({
+      type: 'tool-call',
+      id: 'r1',
+      name: 'read',
+      arguments: '{"path":"a.txt"}',
+    });
+    expect(events.find(e => e.type === 'tool-result')).toMatchObject({id: 'r1', is_error: false, content: expect.stringContaining('alpha')});
+    expect(events.filter(e => e.type === 'text-delta').map(e => e.text).join('')).toBe('done');
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'completed'});
+  });
+
+  test('SIGINT during a tool round: exit 130, and every tool call is answered', async () => {
+    server = await startOpenAiServer([
+      sse.toolCalls([
+        {name: 'bash', arguments: {command: 'sleep 31.17'}, id: 'sleepy'},
+        {name: 'read', arguments: {path: 'x'}, id: 'never_ran'},
+      ]),
+    ]);
+    const running = startNib(sandbox, [
+      '-p',
+      'sleep',
+      '--base-url',
+      server.url,
+      '--model',
+      'm',
+      '--approval-mode',
+      'yolo',
+      '--output-format',
+      'json',
+    ]);
+    await running.waitForStdout(out => out.includes('"type":"tool-start"'));
+    running.child.kill('SIGINT');
+    const result = await running.done;
+    results.push(result);
+    expect(result.code).toBe(130);
+    expect(result.ms).toBeLessThan(25_000);
+    const events = jsonEvents(result.stdout);
+    const calls = events.filter(e => e.type === 'tool-call').map(e => e.id);
+    const answered = events.filter(e => e.type === 'tool-result').map(e => e.id);
+    expect(calls).toEqual(['sleepy', 'never_ran']);
+    expect(answered).toEqual(calls);
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'aborted'});
+    // The command's process group went with it.
+    const ps = execFileSync('ps', ['-eo', 'args'], {encoding: 'utf8'});
+    expect(ps.split('\n').filter(line => line.includes('sleep 31.17'))).toEqual([]);
+  });
+
+  test('SIGTERM during a command: the command is stopped too, every call answered, exit 143', async () => {
+    // The command runs in its own process group; nib dying on the spot used to leave it running.
+    server = await startOpenAiServer([sse.toolCall('bash', {command: 'sleep 32.41'}, {id: 'sleepy'})]);
+    const running = startNib(sandbox, ['-p', 'sleep', '--base-url', server.url, '--model', 'm', '--approval-mode', 'yolo', '--output-format', 'json']);
+    await running.waitForStdout(out => out.includes('"type":"tool-start"'));
+    running.child.kill('SIGTERM');
+    const result = await running.done;
+    results.push(result);
+    expect(result.code).toBe(143);
+    const events = jsonEvents(result.stdout);
+    expect(events.filter(e => e.type === 'tool-result').map(e => e.id)).toEqual(['sleepy']);
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'aborted'});
+    const ps = execFileSync('ps', ['-eo', 'args'], {encoding: 'utf8'});
+    expect(ps.split('\n').filter(line => line.includes('sleep 32.41'))).toEqual([]);
+  });
+
+  test('a command that prints the API key: the key is masked before the model, events or logs see it', async () => {
+    // The key is not in a command's environment, but nib's own is one /proc read away.
+    const result = await nib(
+      [sse.toolCall('bash', {command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI_API_KEY"}, {id: 'env'}), sse.text('done')],
+      ['-p', 'go', '--approval-mode', 'yolo', '--output-format', 'json'],
+    );
+    expect(result.code).toBe(0);
+    const tool = server!.requests[1]!.body.messages.at(-1)!;
+    expect(tool.content).toMatch(/OPENAI_API_KEY=\[redacted[:\]]/);
+    expect(JSON.stringify(server!.requests[1]!.body)).not.toContain(TEST_API_KEY);
+  });
+
+  test('a reader that stops early (nib -p … | head -1) ends the run quietly with exit 0', async () => {
+    server = await startOpenAiServer([sse.slow(sse.text(`first line\n${'more words '.repeat(400)}`), 5)]);
+    const running = startNib(sandbox, ['-p', 'talk', '--base-url', server.url, '--model', 'm']);
+    await running.waitForStdout(out => out.includes('\n'));
+    running.child.stdout!.destroy();
+    const result = await running.done;
+    results.push(result);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  test('config problems: one line naming the fix, exit 1, no request', async () => {
+    server = await startOpenAiServer([]);
+    const noKey = await runNib(sandbox, ['-p', 'hi', '--model', 'm', '--base-url', 'https://api.example.com/v1'], {
+      env: {OPENAI_API_KEY: ''},
+    });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
+    expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
+
+    const badFlag = await runNib(sandbox, ['-p', 'hi', '--approval-mode', 'maybe']);
+    expect(badFlag.code).toBe(1);
+    expect(badFlag.stderr).toMatch(/--approval-mode/);
+    results.push(noKey, badFlag);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  test('a bad config file: one line naming the file and the field, exit 1', async () => {
+    const dir = join(sandbox.home, '.config', 'nib');
+    await mkdir(dir, {recursive: true});
+    await writeFile(join(dir, 'config.json'), '{"model": "m", "approvalMode": "sometimes"}');
+    const result = await runNib(sandbox, ['-p', 'hi']);
+    results.push(result);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(join(dir, 'config.json'));
+    expect(result.stderr).toContain('approvalMode');
+  });
+
+  test('--cwd sets the workspace', async () => {
+    await mkdir(join(sandbox.workspace, 'sub'));
+    await writeFile(join(sandbox.workspace, 'sub', 'inner.txt'), 'inside sub\n');
+    const result = await nib([sse.toolCall('read', {path: 'inner.txt'}), sse.text('ok')], ['-p', 'go', '--cwd', 'sub']);
+    expect(result.code).toBe(0);
+    expect(server!.requests[1]!.body.messages.at(-1)!.content).toContain('inside sub');
+    expect(server!.requests[0]!.body.messages[0]!.content).toContain(join(sandbox.workspace, 'sub'));
+  });
+
+  test('--version and --help', async () => {
+    const version = await runNib(sandbox, ['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const help = await runNib(sandbox, ['--help']);
+    expect(help.code).toBe(0);
+    for (const word of ['--model', '--base-url', '--approval-mode', '--cwd', '--print', '--output-format', 'read']) {
+      expect(help.stdout).toContain(word);
+    }
+    results.push(version, help);
+  });
+});

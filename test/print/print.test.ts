@@ -1,0 +1,57 @@
+import {PassThrough} from 'node:stream';
+import {afterEach, describe, expect, test} from 'vitest';
+import {resolveConfig} from '../../source/agent/config/config.js';
+import {parseFlags} from '../../source/agent/config/flags.js';
+import {setupAgent} from '../../source/agent/session/setup.js';
+import {runPrint} from '../../source/print/print.js';
+import {toTerminalText} from '../../source/core/terminal-text.js';
+import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
+import {sse} from '../support/sse.js';
+
+let server: OpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Runs one print-mode turn against the loopback server; stdout may claim to be a terminal. */
+async function print(script: Parameters<typeof startOpenAiServer>[0], stdoutIsTTY: boolean) {
+  server = await startOpenAiServer(script);
+  const flags = parseFlags(['-p', 'go', '--model', 'm', '--base-url', server.url]);
+  if (!flags.ok) throw new Error(flags.error);
+  const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: '/nonexistent-nib-config'}, cwd: process.cwd()});
+  if (!config.ok) throw new Error(config.error);
+  const setup = await setupAgent(config.value);
+  if (!setup.ok) throw new Error(setup.error);
+  const stdout = Object.assign(new PassThrough(), {isTTY: stdoutIsTTY});
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', chunk => (out += String(chunk)));
+  stderr.on('data', chunk => (err += String(chunk)));
+  const code = await runPrint(config.value, setup.value, 'go', {stdout, stderr, signal: new AbortController().signal});
+  return {code, out, err};
+}
+
+const hostile = 'Done.\u001b]52;c;cHduZWQ=\u0007\u001b[2J hidden\rshown\r\nnext\tline';
+
+describe('print mode and the terminal', () => {
+  test('toTerminalText keeps tabs and line breaks, drops escapes, bells and lone carriage returns', () => {
+    expect(toTerminalText(hostile)).toBe('Done.]52;c;cHduZWQ=[2J hiddenshown\r\nnext\tline');
+  });
+
+  test('a terminal gets the answer without escape sequences; a pipe gets it byte for byte', async () => {
+    const terminal = await print([sse.text(hostile)], true);
+    expect(terminal.code).toBe(0);
+    expect(terminal.out).not.toMatch(/[\u001b\u0007]/);
+    expect(terminal.out).toContain('Done.');
+    const pipe = await print([sse.text(hostile)], false);
+    expect(pipe.out).toBe(hostile);
+  });
+
+  test('stderr lines never carry escape sequences from the model', async () => {
+    const result = await print([sse.toolCall('read', {path: 'no\u001b[31such\u001b]0;pwned\u0007.txt'}), sse.text('ok')], false);
+    expect(result.err).toContain('→ read no');
+    expect(result.err).not.toMatch(/[\u001b\u0007]/);
+  });
+});
