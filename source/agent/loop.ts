@@ -1,14 +1,13 @@
-import {createTwoFilesPatch} from 'diff';
 import type {ApprovalMode} from '../core/approval-mode.js';
-import {judgeCall} from './approval.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {CompactResult} from './compact.js';
 import {isContextLengthError} from './context.js';
 import {LIMITS} from '../core/limits.js';
-import {unansweredToolCalls, type Message, type ToolCall} from '../core/messages.js';
+import {unansweredToolCalls, type Message} from '../core/messages.js';
 import type {AssistantTurn, ChatProvider, ToolDefinition} from '../core/chat.js';
-import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
+import type {Tool, ToolContext} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
+import {answer, handleCall, INTERRUPTED, type CallEnv} from './tool-call.js';
 
 /** The part of the tool registry the loop uses (source/tools/index.ts provides it). */
 export type LoopTools = {
@@ -52,7 +51,6 @@ export type LoopCompaction = {
   compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
 };
 
-const INTERRUPTED = 'Interrupted by the user before this call ran.';
 
 /**
  * One user turn: model -> tool calls -> approval -> tools -> model, until the model answers with
@@ -68,6 +66,17 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   const append = (message: Message): AgentEvent => {
     history.push(message);
     return {type: 'message', message};
+  };
+  const callEnv: CallEnv = {
+    tools,
+    context: options.context,
+    mode: options.mode,
+    approve: options.approve,
+    canAsk: options.canAsk,
+    alwaysAllowed: options.alwaysAllowed,
+    signal,
+    now,
+    append,
   };
 
   yield {type: 'turn-start', prompt: options.prompt, at: now()};
@@ -159,10 +168,10 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     // One at a time, in order: a later call often depends on an earlier one (read, then edit).
     for (const call of turn.toolCalls) {
       if (signal.aborted) {
-        yield* answer(call, {content: INTERRUPTED, isError: true, code: 'interrupted'});
+        yield* answer(callEnv, call, {content: INTERRUPTED, isError: true, code: 'interrupted'});
         continue;
       }
-      yield* handleCall(call);
+      yield* handleCall(callEnv, call);
     }
     if (signal.aborted) {
       yield {type: 'turn-end', reason: 'aborted', at: now()};
@@ -191,166 +200,6 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     return true;
   }
 
-  function* answer(call: ToolCall, answered: ToolResult): Generator<AgentEvent> {
-    const redact = options.context.redact;
-    const result = redact ? {...answered, content: redact(answered.content)} : answered;
-    yield append({
-      type: 'tool-result',
-      toolCallId: call.id,
-      content: result.content,
-      ...(result.isError ? {isError: true} : {}),
-    });
-    yield {
-      type: 'tool-result',
-      id: call.id,
-      name: call.name,
-      isError: result.isError,
-      content: result.content,
-      ...(result.detail ? {detail: result.detail} : {}),
-      at: now(),
-    };
-  }
-
-  async function* handleCall(call: ToolCall): AsyncGenerator<AgentEvent> {
-    const tool = tools.get(call.name);
-    if (!tool) {
-      const offered = tools.definitions({mode: options.mode()}).map(d => d.function.name);
-      yield* answer(call, {
-        isError: true,
-        code: 'unknown-tool',
-        content: `There is no tool named "${call.name}". Available tools: ${offered.join(', ') || 'none'}.`,
-      });
-      return;
-    }
-    const parsed = tools.parseArgs(tool, call.arguments);
-    if (!parsed.ok) {
-      yield* answer(call, {isError: true, code: 'invalid-arguments', content: parsed.error});
-      return;
-    }
-    const args = parsed.value;
-    const ctx = options.context;
-
-    const mode = options.mode();
-    // Fail closed: when nib cannot tell where a call reaches, it is treated as outside.
-    const outside = await guard(() => tool.isOutside(args, ctx), true);
-    const verdict = judgeCall({
-      kind: tool.kind,
-      mode,
-      outside,
-      alwaysAllowed: options.alwaysAllowed.has(tool.name),
-      canAsk: options.canAsk,
-    });
-    if (verdict === 'refuse') {
-      yield* answer(call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, options.canAsk)});
-      return;
-    }
-
-    let decision: Decision = {kind: 'yes'};
-    let preview: ToolPreview | undefined;
-    if (verdict === 'ask') {
-      const previewed = await guard(() => tool.preview(args, ctx), undefined);
-      if (previewed === undefined) {
-        yield* answer(call, {isError: true, code: 'preview-failed', content: `${tool.name} could not prepare this call.`});
-        return;
-      }
-      // A call that cannot even be previewed (edit text not found, file not read yet) fails the
-      // same way running it would; no point asking the person about it.
-      if (!isPreview(previewed)) {
-        yield* answer(call, previewed);
-        return;
-      }
-      preview = previewed;
-      const request: ApprovalRequest = {id: call.id, name: tool.name, args, preview};
-      yield {type: 'approval-request', request, at: now()};
-      const answered = await untilAborted(options.approve(request, signal), signal);
-      if (!answered.ok) {
-        yield* answer(call, {isError: true, code: 'interrupted', content: INTERRUPTED});
-        return;
-      }
-      decision = answered.value;
-      yield {type: 'approval-decision', id: call.id, decision};
-    }
-
-    if (decision.kind === 'no') {
-      const reason = decision.feedback?.trim();
-      yield* answer(call, {
-        isError: true,
-        code: 'denied',
-        content: reason
-          ? `The user declined this ${tool.name} call and said: ${reason}`
-          : `The user declined this ${tool.name} call. Do not retry it unchanged; ask what they want instead.`,
-      });
-      return;
-    }
-    if (decision.kind === 'always') options.alwaysAllowed.add(tool.name);
-    if (decision.kind === 'edit' && !tool.runEdited) {
-      yield* answer(call, {isError: true, code: 'not-editable', content: `${tool.name} calls cannot be edited.`});
-      return;
-    }
-
-    // An interrupt that landed while the call was being checked or approved: most tools (write,
-    // edit) do not watch the signal, so this is the last point where "not run" is still true.
-    if (signal.aborted) {
-      yield* answer(call, {isError: true, code: 'interrupted', content: INTERRUPTED});
-      return;
-    }
-    yield {type: 'tool-start', id: call.id, name: tool.name, at: now()};
-    const output = new OutputQueue();
-    const runCtx: ToolContext = {...ctx, onOutput: chunk => output.push(chunk)};
-    const running = (async (): Promise<ToolResult> => {
-      try {
-        return decision.kind === 'edit'
-          ? await tool.runEdited!(args, decision.text, runCtx, signal)
-          : await tool.run(args, runCtx, signal);
-      } catch (error) {
-        // A throwing tool is a bug in nib; the model still gets an answer it can work with.
-        return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${errorMessage(error)}`};
-      }
-    })();
-    for await (const chunk of output.drain(running)) {
-      yield {type: 'tool-output', id: call.id, chunk: ctx.redact ? ctx.redact(chunk) : chunk};
-    }
-    let result = await running;
-
-    if (decision.kind === 'edit') result = withEditNote(result, preview, decision);
-    if (signal.aborted) {
-      result = {...result, isError: true, content: `Interrupted by the user while running.\n${result.content}`};
-    }
-    yield* answer(call, result);
-  }
-}
-
-/** What the model is told when a call is refused without asking, so it can change course. */
-function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boolean): string {
-  if (mode === 'plan') {
-    return `nib is in plan mode: only read tools run. ${tool.name} was not run; describe the change instead.`;
-  }
-  if (outside) {
-    return `${tool.name} was not run: it reaches outside the workspace, and there is nobody to approve that in this non-interactive run.`;
-  }
-  if (!canAsk) {
-    const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';
-    return `${tool.name} was not run: non-interactive runs in approval mode "${mode}" refuse ${tool.kind} tools (the user can allow them with --approval-mode ${flag}). Tell the user what you would have done instead.`;
-  }
-  return `${tool.name} was not run: not allowed in approval mode "${mode}".`;
-}
-
-/** Tells the model the person changed its proposal, and exactly how. */
-function withEditNote(result: ToolResult, preview: ToolPreview | undefined, decision: {text: string; note?: string}): ToolResult {
-  const proposed = preview?.editable ?? '';
-  const name = preview?.file?.path ?? (preview?.command ? 'command' : 'proposal');
-  const patch = createTwoFilesPatch(name, name, ensureNewline(proposed), ensureNewline(decision.text), 'your proposal', 'what ran');
-  const lines = [
-    'The user edited your proposal before it ran. Their change (your proposal -> what ran):',
-    patch.trimEnd(),
-  ];
-  if (decision.note) lines.push(`Note from the user: ${decision.note}`);
-  lines.push('', 'Result:', result.content);
-  return {...result, content: lines.join('\n')};
-}
-
-function ensureNewline(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 function reasoningOf(turn: AssistantTurn): {reasoning?: string} {
@@ -386,60 +235,3 @@ async function* streamSafely(provider: ChatProvider, request: Parameters<ChatPro
   }
 }
 
-/** Runs a tool step; a throw (a tool bug) becomes `fallback` instead of ending the turn. */
-async function guard<T>(step: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await step();
-  } catch {
-    // A throwing tool is a bug in nib, not something the model or the person can act on; the
-    // caller turns the fallback into a result the model sees.
-    return fallback;
-  }
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ok: true; value: T} | {ok: false}> {
-  if (signal.aborted) return Promise.resolve({ok: false});
-  return new Promise(resolve => {
-    const onAbort = () => resolve({ok: false});
-    signal.addEventListener('abort', onAbort, {once: true});
-    promise.then(
-      value => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ok: true, value});
-      },
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ok: false});
-      },
-    );
-  });
-}
-
-/**
- * Tool output arrives through a callback while `run` is pending; the generator can only yield
- * from its own body, so chunks wait here until it pulls them.
- */
-class OutputQueue {
-  private chunks: string[] = [];
-  private wake: (() => void) | undefined;
-
-  push(chunk: string): void {
-    this.chunks.push(chunk);
-    this.wake?.();
-  }
-
-  async *drain(done: Promise<unknown>): AsyncGenerator<string> {
-    let finished = false;
-    const finish = () => {
-      finished = true;
-      this.wake?.();
-    };
-    done.then(finish, finish);
-    while (true) {
-      while (this.chunks.length > 0) yield this.chunks.shift()!;
-      if (finished) return;
-      await new Promise<void>(resolve => (this.wake = resolve));
-      this.wake = undefined;
-    }
-  }
-}

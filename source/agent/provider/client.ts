@@ -7,7 +7,8 @@
  * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
  */
 import {randomBytes} from 'node:crypto';
-import OpenAI, {APIConnectionError, APIError, APIUserAbortError} from 'openai';
+import OpenAI from 'openai';
+import {abortedFailure, causeOf, describeRequestError, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -40,14 +41,6 @@ const MAX_RETRY_AFTER_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
 
-type Failure = {
-  message: string;
-  retryable: boolean;
-  retryAfterMs?: number;
-  aborted?: boolean;
-  /** The server refused `stream_options`; the same request without it may work. */
-  rejectsStreamOptions?: boolean;
-};
 
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
@@ -207,7 +200,7 @@ async function* attemptOnce(
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
     if (timedOut) return attempt(idleFailure());
-    return attempt(describeRequestError(context, error));
+    return attempt(describeRequestError(context.options, error));
   } finally {
     disarm();
   }
@@ -311,96 +304,6 @@ function completionAsChunk(body: string): Record<string, unknown> | null {
   return {...record, choices};
 }
 
-function abortedFailure(): Failure {
-  return {message: 'aborted', retryable: false, aborted: true};
-}
-
-function describeRequestError(context: Context, error: unknown): Failure {
-  const {baseURL, model} = context.options;
-  if (error instanceof APIUserAbortError) return abortedFailure();
-  if (error instanceof APIConnectionError) {
-    return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};
-  }
-  if (!(error instanceof APIError) || error.status === undefined) {
-    return {message: `request to ${baseURL} failed: ${causeOf(error)}`, retryable: false};
-  }
-  const status = error.status;
-  const detail = serverMessage(error);
-  // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
-  // loads undici at startup (see the fetch above).
-  const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
-  const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
-  if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error.error ?? ''))) {
-    return {message: withDetail(head), retryable: false, rejectsStreamOptions: true};
-  }
-  switch (status) {
-    // The server's 401 text often echoes part of the key; the sentence says what to do instead.
-    case 401:
-      return {message: `${head}: check OPENAI_API_KEY`, retryable: false};
-    case 403:
-      return {message: withDetail(`${head}: the API key is not allowed to use model "${model}"`), retryable: false};
-    case 404:
-      return {message: withDetail(`${head}: check the base URL and the model name "${model}"`), retryable: false};
-  }
-  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-  const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
-  return {
-    message: detail ? `${head}: ${detail}` : status === 429 ? `${head}: rate limited` : head,
-    retryable,
-    ...(retryAfterMs === undefined ? {} : {retryAfterMs}),
-  };
-}
-
-function serverMessage(error: APIError): string {
-  const body = error.error as unknown;
-  let text = '';
-  if (typeof body === 'string') text = body;
-  else if (body && typeof body === 'object' && typeof (body as {message?: unknown}).message === 'string') {
-    text = (body as {message: string}).message;
-  }
-  return oneLine(text);
-}
-
-/** `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date. */
-export function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return Math.round(ms);
-  const value = headers?.get('retry-after')?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-function causeOf(error: unknown): string {
-  // undici hides the useful part ("connect ECONNREFUSED …", "other side closed") at the bottom
-  // of a chain of wrappers ("Connection error.", "fetch failed", "terminated").
-  let deepest: unknown = error;
-  for (let depth = 0; depth < 5 && deepest instanceof Error && deepest.cause !== undefined; depth++) {
-    deepest = deepest.cause;
-  }
-  if (deepest instanceof Error) {
-    const code = (deepest as {code?: unknown}).code;
-    return oneLine(deepest.message || (typeof code === 'string' ? code : 'unknown error'));
-  }
-  return oneLine(String(deepest));
-}
-
-/** One line without a closing period, so it reads inside a longer sentence. */
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
-  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
-}
-
-function seconds(ms: number): string {
-  return String(Math.round(ms / 100) / 10);
-}
-
-/** The key never leaves nib in a message, whatever a server echoed back. */
-function scrub(context: Context, message: string): string {
-  return redact(message, [context.options.apiKey]);
-}
-
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -416,45 +319,12 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * The SDK only reads error bodies shaped `{"error": {"message"}}`. vLLM, Ollama and FastAPI
- * servers answer `{"message"}`, `{"error": "text"}` or `{"detail"}`; reshaping them here keeps
- * their explanation (and lets us spot a `stream_options` rejection) instead of "400 (no body)".
- */
-function readableErrors(inner: typeof fetch, apiKey: string): typeof fetch {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    if (response.ok) return response;
-    // Redacted before anything cuts the text short: a key split by the cut would escape scrub().
-    const text = redact(await response.text().catch(() => ''), [apiKey]);
-    const headers = new Headers(response.headers);
-    headers.delete('content-length');
-    headers.delete('content-encoding');
-    headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(errorBody(text)), {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
-  };
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }
 
-function errorBody(text: string): {error: Record<string, unknown>} {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1];
-    const message = title ?? (text.trimStart().startsWith('<') ? 'an HTML error page' : text);
-    return {error: {message: oneLine(message)}};
-  }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const record = parsed as Record<string, unknown>;
-    if (record.error && typeof record.error === 'object') return {error: record.error as Record<string, unknown>};
-    const message = record.error ?? record.message ?? record.detail;
-    if (message !== undefined) {
-      return {error: {...record, message: typeof message === 'string' ? message : JSON.stringify(message)}};
-    }
-  }
-  return {error: {message: oneLine(text)}};
+/** The key never leaves nib in a message, whatever a server echoed back. */
+function scrub(context: Context, message: string): string {
+  return redact(message, [context.options.apiKey]);
 }
+

@@ -1,5 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest';
-import {createProvider, retryAfter, type ProviderOptions} from '../../../source/agent/provider/client.js';
+import {createProvider, type ProviderOptions} from '../../../source/agent/provider/client.js';
+import {retryAfter} from '../../../source/agent/provider/errors.js';
 import type {AssistantTurn, ProviderEvent, ToolDefinition} from '../../../source/core/chat.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../../support/openai-server.js';
 import {sse} from '../../support/sse.js';
