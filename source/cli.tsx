@@ -85,8 +85,24 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     autoCompact: config.autoCompact,
   });
   for (const notice of session.notices) process.stderr.write(`nib: ${notice}\n`);
-  const setup = await setupAgent(config, {instructions: session.instructions.text});
+  const setup = await setupAgent(config, {
+    instructions: session.instructions.text,
+    hookBase: () => ({session_id: session.log.id, transcript_path: session.log.path}),
+  });
   if (!setup.ok) return fail(setup.error);
+  const {guard} = setup.value;
+  for (const notice of setup.value.notices) process.stderr.write(`nib: ${notice}\n`);
+  const hookWarnings = (warnings: readonly string[]) => {
+    for (const warning of warnings) process.stderr.write(`nib: ${warning}\n`);
+  };
+  hookWarnings((await guard.sessionStart(config.continue || config.resume ? 'resume' : 'startup')).warnings);
+  const submitted = await guard.promptSubmitted(prompt);
+  hookWarnings(submitted.warnings);
+  if (submitted.blocked !== null) {
+    await guard.close();
+    await session.close();
+    return fail(`a UserPromptSubmit hook blocked the prompt: ${submitted.blocked}`);
+  }
   setup.value.history.push(...session.history);
   setup.value.compaction = session.compaction(setup.value.provider);
   // Only auto-edit and yolo can change files without a person; those turns get an undo point.
@@ -109,9 +125,11 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
       {stdout: process.stdout, stderr: process.stderr, signal: controller.signal},
       event => session.observe(event, setup.value.history.length),
     );
+    hookWarnings((await guard.stopped()).warnings);
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();
+    await guard.close();
     if (mayChange) await session.afterTurn(config.approvalMode);
     await session.close();
     for (const notice of session.takeNotices()) process.stderr.write(`nib: ${notice}\n`);

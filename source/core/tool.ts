@@ -56,6 +56,13 @@ export type ToolContext = {
    * session log see it: a command can print the key (`cat /proc/$PPID/environ`, a config file).
    */
   redact?: (text: string) => string;
+  /**
+   * Confines a command: turns its argv into one that runs inside the sandbox. Absent when
+   * commands run unconfined (`--sandbox off`, or no working sandbox here).
+   */
+  wrap?: (argv: readonly string[]) => string[];
+  /** Environment variables a command must not see (nib's own secrets), on top of the tool's own list. */
+  hiddenEnv?: readonly string[];
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
@@ -71,6 +78,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   /** Written for the model. */
   description: string;
   schema: S;
+  /** Runs its work through `ToolContext.wrap`, so the sandbox covers it. */
+  confinable?: boolean;
   /** The argument a badge shows (path, command, pattern). */
   keyArg: (args: z.infer<S>) => string;
   /** Whether the call reaches outside the workspace (decides approval even for reads). */

@@ -55,6 +55,7 @@ export async function runPrint(
     approve: async () => ({kind: 'no', feedback: 'nobody is there to approve it'}),
     canAsk: false,
     alwaysAllowed: setup.alwaysAllowed,
+    guard: setup.guard,
     maxRounds: config.maxRounds,
     ...(setup.compaction ? {compaction: setup.compaction} : {}),
     signal,

@@ -6,6 +6,8 @@ import {LIMITS} from '../../core/limits.js';
 import {nibDir} from './xdg.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
+import {HooksSchema, PermissionsSchema, SandboxSchema, type Hooks, type Permissions} from '../guard/schema.js';
+import type {SandboxOptions} from '../guard/sandbox.js';
 
 export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat} from './flags.js';
 
@@ -34,6 +36,13 @@ export type Config = {
   contextWindow: number;
   /** #5: context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
+  /** The command sandbox: --sandbox > the config file > auto, with its network switch and extra hidden paths. */
+  sandbox: SandboxOptions;
+  /** The person's own permission rules and hooks (the project's are read with the workspace). */
+  permissions: Permissions;
+  hooks: Hooks;
+  /** --trust-project: the project's allow rules and hooks count for this run. */
+  trustProject: boolean;
 };
 
 /** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
@@ -51,6 +60,10 @@ export const ConfigFileSchema = z
     contextWindows: z.record(z.string(), z.int().positive()),
     /** Fill fraction that triggers compaction, or false to turn it off. */
     autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
+    /** "auto" | "on" | "off", or {"mode", "network", "hide"}. */
+    sandbox: SandboxSchema,
+    permissions: PermissionsSchema,
+    hooks: HooksSchema,
   })
   .partial()
   .strict();
@@ -128,6 +141,10 @@ export async function resolveConfig(input: {
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
       contextWindow: contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
+      sandbox: sandboxOf(flags, file.value),
+      permissions: file.value.permissions ?? {},
+      hooks: file.value.hooks ?? {},
+      trustProject: flags.trustProject,
     },
   };
 }
@@ -160,6 +177,11 @@ export function isLoopback(baseURL: string): boolean {
 
 function contextWindowOf(model: string | undefined, file: ConfigFile): number {
   return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? 128_000;
+}
+
+function sandboxOf(flags: Flags, file: ConfigFile): SandboxOptions {
+  const written = typeof file.sandbox === 'string' ? {mode: file.sandbox} : (file.sandbox ?? {});
+  return {setting: flags.sandbox ?? written.mode ?? 'auto', network: written.network ?? false, hide: written.hide ?? []};
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -10,6 +10,8 @@ import type {ChatProvider} from '../../core/chat.js';
 import {buildSystemPrompt} from '../system-prompt.js';
 import {createToolSession, defaultRegistry} from '../../tools/index.js';
 import type {ToolContext} from '../../core/tool.js';
+import type {Guard} from '../guard/guard.js';
+import {openGuard, secretEnvNames} from '../guard/open.js';
 
 /** Everything `runAgent` needs that lives as long as a session: shared by print mode and the TUI. */
 export type AgentSetup = {
@@ -19,6 +21,12 @@ export type AgentSetup = {
   /** Starts with the system message; the loop appends to it. */
   history: Message[];
   alwaysAllowed: Set<string>;
+  /** Permission rules, hooks and the sandbox. */
+  guard: Guard;
+  /** Lines for the person from opening the guard (no sandbox here, project rules awaiting trust). */
+  notices: string[];
+  /** The project has allow rules or hooks that wait for the person to trust the workspace. */
+  awaitingTrust: boolean;
   /** Context management (#5): set by the session wiring, passed to runAgent. */
   compaction?: LoopCompaction;
 };
@@ -42,6 +50,8 @@ export async function setupAgent(
     now?: () => Date;
     /** Whose `*_KEY`, `*_TOKEN`, `*_SECRET` values tool output is masked for (process.env). */
     env?: NodeJS.ProcessEnv;
+    /** The session id and log path hooks are told. */
+    hookBase?: () => {session_id: string; transcript_path: string};
   } = {},
 ): Promise<Result<AgentSetup>> {
   const problem = readinessProblem(config);
@@ -56,6 +66,10 @@ export async function setupAgent(
     model: config.model!,
     idleTimeoutMs: config.idleTimeoutMs,
   });
+  const env = options.env ?? process.env;
+  const opened = await openGuard(config, root.value, env, options.hookBase ?? (() => ({session_id: '', transcript_path: ''})));
+  if (!opened.ok) return opened;
+  const {guard} = opened.value;
   const system = buildSystemPrompt({
     cwd: root.value,
     platform: process.platform,
@@ -69,9 +83,18 @@ export async function setupAgent(
     value: {
       provider,
       tools: defaultRegistry,
-      context: {root: root.value, session: createToolSession(), redact: createRedactor(options.env ?? process.env, [{name: 'apiKey', value: config.apiKey}])},
+      context: {
+        root: root.value,
+        session: createToolSession(),
+        redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
+        hiddenEnv: secretEnvNames(env, config.apiKey),
+        ...(guard.sandbox ? {wrap: guard.sandbox.wrap} : {}),
+      },
       history: [{type: 'system', content: system}],
       alwaysAllowed: new Set(),
+      guard,
+      notices: opened.value.notices,
+      awaitingTrust: opened.value.awaitingTrust,
     },
   };
 }
