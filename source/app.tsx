@@ -5,7 +5,10 @@ import type {Config} from './agent/config/config.js';
 import {readinessProblem} from './agent/config/config.js';
 import {createProvider} from './agent/provider/client.js';
 import {createRedactor} from './agent/config/redact.js';
-import {setupAgent, type AgentSetup} from './agent/session/setup.js';
+import {resolveWorkspace, setupAgent, type AgentSetup} from './agent/session/setup.js';
+import {trustQuestion} from './agent/guard/open.js';
+import {rememberTrust} from './agent/guard/settings.js';
+import {askTrust} from './components/TrustPrompt.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {FirstRun} from './components/FirstRun.js';
@@ -98,7 +101,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     (text: string) => {
       setInput('');
       prompts.add(text);
-      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions};
+      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions, permissions: setup.guard};
       void runSlashCommand(text, context, commands).then(isCommand => {
         if (!isCommand) agent.submit(text);
       });
@@ -271,13 +274,27 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       });
   let setup = options.setup;
   if (!setup) {
-    const result = await setupAgent(config, session?.instructions.text ? {instructions: session.instructions.text} : {});
+    // A project's allow rules and hooks count once the person trusts the workspace; asked once.
+    const root = await resolveWorkspace(config.cwd);
+    const items = root.ok ? await trustQuestion(config, root.value, env) : null;
+    if (root.ok && items) {
+      const trusted = await askTrust({workspace: tildify(root.value, env['HOME'] || homedir()), items, theme, renderOptions});
+      const saved = await rememberTrust(env, root.value, trusted);
+      if (!saved.ok) process.stderr.write(`nib: ${saved.error}\n`);
+    }
+    const result = await setupAgent(config, {
+      ...(session?.instructions.text ? {instructions: session.instructions.text} : {}),
+      env,
+      ...(session ? {hookBase: () => ({session_id: session.log.id, transcript_path: session.log.path})} : {}),
+    });
     if (!result.ok) {
       if (stdin.isTTY) stdin.setRawMode(false);
       process.stderr.write(`nib: ${result.error}\n`);
       return 1;
     }
     setup = result.value;
+    const started = await setup.guard.sessionStart(config.continue || config.resume ? 'resume' : 'startup');
+    setup.notices.push(...started.warnings);
     if (session) {
       setup.history.push(...session.history);
       setup.compaction = session.compaction(setup.provider);

@@ -3,6 +3,14 @@ import type {UiState} from '../state/reducer.js';
 import type {UiAction} from '../state/reducer.js';
 import type {ToolKind} from '../core/tool.js';
 import type {SessionActions} from '../hooks/use-workspace-session.js';
+import type {Result} from '../core/result.js';
+import type {Rule} from '../agent/guard/rules.js';
+
+/** The permission rules in force, for /permissions (the session's Guard). */
+export type PermissionActions = {
+  listRules: () => readonly Rule[];
+  removeRule: (rule: Rule) => Promise<Result<string>>;
+};
 
 /** What a slash command may touch. Everything is passed in; commands hold no state. */
 export type CommandContext = {
@@ -17,6 +25,7 @@ export type CommandContext = {
   tools: ReadonlyArray<{name: string; kind: ToolKind; description: string}>;
   /** #5: sessions, undo and compaction (absent when the session could not be opened). */
   session?: SessionActions;
+  permissions?: PermissionActions;
 };
 
 export type SlashCommand = {
@@ -96,8 +105,39 @@ export const slashCommands: readonly SlashCommand[] = [
   {name: 'sessions', args: '[delete ID]', description: 'list (or delete) this workspace\'s sessions', run: (arg, context) => withSession(context, s => s.sessions(arg))},
   {name: 'compact', description: 'summarise older turns to free context', run: (_arg, context) => withSession(context, s => s.compact())},
   {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => withSession(context, s => s.init())},
+  {
+    name: 'permissions',
+    args: '[remove N]',
+    description: 'the permission rules in force and where each comes from; remove one',
+    run: (arg, context) => permissions(arg, context),
+  },
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
+
+const SOURCES: Record<Rule['source'], string> = {
+  user: 'your config file',
+  project: '.nib/settings.json',
+  local: '.nib/settings.local.json',
+  session: 'this session',
+};
+
+async function permissions(arg: string, context: CommandContext): Promise<void> {
+  const guard = context.permissions;
+  if (!guard) return note(context, 'permission rules are not available in this run');
+  const rules = guard.listRules();
+  const remove = /^remove\s+(\d+)$/.exec(arg);
+  if (arg && !remove) return note(context, 'usage: /permissions, or /permissions remove N (N from the list)');
+  if (remove) {
+    const rule = rules[Number(remove[1]) - 1];
+    if (!rule) return note(context, `there is no rule ${remove[1]}: /permissions lists ${rules.length}`);
+    const removed = await guard.removeRule(rule);
+    return note(context, removed.ok ? removed.value : `not removed: ${removed.error}`);
+  }
+  if (rules.length === 0) return note(context, 'no permission rules: every call follows the approval mode');
+  const width = String(rules.length).length;
+  const lines = rules.map((rule, i) => `${String(i + 1).padStart(width)}. ${rule.kind.padEnd(5)} ${rule.text}  (${SOURCES[rule.source]})`);
+  note(context, [...lines, '', 'deny beats ask beats allow; /permissions remove N removes one'].join('\n'));
+}
 
 function withSession(context: CommandContext, run: (session: SessionActions) => void | Promise<void>) {
   return context.session ? run(context.session) : note(context, 'sessions are not available in this run');

@@ -173,7 +173,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   );
 
   // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
-  const sandboxLine = request.unsandboxed ? '⚠ runs outside the sandbox' : request.sandboxed ? 'runs in the sandbox' : null;
+  const sandboxLine = request.unsandboxed ? '⚠ it failed in the sandbox; this runs it again outside the sandbox' : request.sandboxed ? 'runs in the sandbox' : null;
   const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (sandboxLine ? 1 : 0) + (message ? 1 : 0);
   const bodyRows = Math.max(3, rows - footerRows);
   const hunk = mode.kind === 'hunks' ? mode.current : undefined;

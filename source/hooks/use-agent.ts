@@ -109,6 +109,15 @@ export function useAgent(options: UseAgentOptions): Agent {
       early.current.clear();
       // Shown at once, before the loop's own turn-start arrives, so a prompt never seems lost.
       setState(current => ({...current, busy: true}));
+      // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
+      const submitted = await setup.guard?.promptSubmitted(prompt);
+      for (const warning of submitted?.warnings ?? []) dispatch({type: 'error', code: 'hook', message: warning});
+      if (submitted && submitted.blocked !== null) {
+        dispatch({type: 'error', code: 'hook', message: `A UserPromptSubmit hook blocked this prompt; it was not sent: ${submitted.blocked}`});
+        if (controller.current === abort) controller.current = undefined;
+        setState(current => ({...current, busy: false}));
+        return;
+      }
       try {
         // The undo point is taken before the loop may touch a file.
         await hooks?.beforeTurn(mode.current);
@@ -134,6 +143,7 @@ export function useAgent(options: UseAgentOptions): Agent {
             yieldedAt = now();
           }
         }
+        for (const warning of (await setup.guard?.stopped())?.warnings ?? []) dispatch({type: 'error', code: 'hook', message: warning});
       } catch (error) {
         // runAgent reports failures as events; a throw here is a bug, shown rather than lost.
         dispatch({type: 'error', message: error instanceof Error ? error.message : String(error)});

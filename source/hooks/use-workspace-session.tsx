@@ -70,7 +70,7 @@ export function useWorkspaceSession(options: UseWorkspaceSessionOptions) {
   // The resumed transcript and the start notices, for useAgent's first state.
   const [initialEvents] = useState<Array<AgentEvent | UiAction>>(() => [
     ...(session?.loaded ? replayEvents(session.loaded) : []),
-    ...(session?.notices ?? []).map(text => ({type: 'notice', text}) as const),
+    ...[...(session?.notices ?? []), ...(setup.notices ?? [])].map(text => ({type: 'notice', text}) as const),
     ...(session?.loaded ? [resumedNotice(session.loaded)] : []),
   ]);
   const note = useCallback((text: string) => dispatch({type: 'notice', text}), [dispatch]);

@@ -124,7 +124,7 @@ describe('ApprovalPrompt', () => {
     expect(inside.plain()).toContain('runs in the sandbox');
     cleanup();
     const outside = setup({...bashRequest, unsandboxed: true});
-    expect(outside.plain()).toContain('⚠ runs outside the sandbox');
+    expect(outside.plain()).toContain('⚠ it failed in the sandbox; this runs it again outside the sandbox');
   });
 
   test('Esc denies', async () => {

@@ -3,7 +3,7 @@ import type {Result} from '../../core/result.js';
 import {Guard} from './guard.js';
 import type {HookInput} from './hooks.js';
 import {startSandbox} from './sandbox.js';
-import {isTrusted, loadGuardSettings} from './settings.js';
+import {loadGuardSettings, trustDecision} from './settings.js';
 
 export type OpenedGuard = {
   guard: Guard;
@@ -31,7 +31,7 @@ export async function openGuard(
   env: NodeJS.ProcessEnv,
   hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>,
 ): Promise<Result<OpenedGuard>> {
-  const trusted = config.trustProject || (await isTrusted(env, root));
+  const trusted = config.trustProject || (await trustDecision(env, root)) === true;
   const settings = await loadGuardSettings({root, user: {permissions: config.permissions, hooks: config.hooks}, trusted});
   if (!settings.ok) return settings;
   const sandbox = await startSandbox(config.sandbox, root, env);
@@ -44,4 +44,14 @@ export async function openGuard(
   }
   const guard = new Guard({root, settings: settings.value, sandbox: sandbox.sandbox, env, hookBase});
   return {ok: true, value: {guard, notices, awaitingTrust}};
+}
+
+/**
+ * What to ask the person before the TUI starts: the project's allow rules and hook commands,
+ * when the workspace has some and the person has not answered for it yet. null: nothing to ask.
+ */
+export async function trustQuestion(config: Config, root: string, env: NodeJS.ProcessEnv): Promise<string[] | null> {
+  if (config.trustProject || (await trustDecision(env, root)) !== undefined) return null;
+  const settings = await loadGuardSettings({root, user: {}, trusted: false});
+  return settings.ok && settings.value.projectAsksTrust ? settings.value.waitingForTrust : null;
 }

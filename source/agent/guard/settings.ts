@@ -12,6 +12,8 @@ export type GuardSettings = {
   hooks: Array<{event: HookEvent; entry: HookEntry; source: RuleSource}>;
   /** Whether the project files hold anything that needs trust (allow rules or hooks). */
   projectAsksTrust: boolean;
+  /** What trusting would turn on, one line each, for the question: allow rules and hook commands. */
+  waitingForTrust: string[];
 };
 
 export function projectSettingsPath(root: string, local: boolean): string {
@@ -30,18 +32,18 @@ export async function loadGuardSettings(input: {
 }): Promise<Result<GuardSettings>> {
   const rules: Rule[] = [];
   const hooks: GuardSettings['hooks'] = [];
-  let projectAsksTrust = false;
+  const waitingForTrust: string[] = [];
   const add = (settings: ProjectSettings, source: RuleSource) => {
     for (const kind of ['deny', 'ask', 'allow'] as const) {
       for (const text of settings.permissions?.[kind] ?? []) {
         const needsTrust = source !== 'user' && kind === 'allow';
-        projectAsksTrust ||= needsTrust;
+        if (needsTrust) waitingForTrust.push(`allow ${text}`);
         if (!needsTrust || input.trusted) rules.push({kind, text, source});
       }
     }
     for (const event of HOOK_EVENTS) {
       for (const entry of settings.hooks?.[event] ?? []) {
-        if (source !== 'user') projectAsksTrust = true;
+        if (source !== 'user') waitingForTrust.push(...entry.hooks.map(hook => `${event} hook: ${hook.command}`));
         if (source === 'user' || input.trusted) hooks.push({event, entry, source});
       }
     }
@@ -52,7 +54,7 @@ export async function loadGuardSettings(input: {
     if (!read.ok) return read;
     add(read.value, local ? 'local' : 'project');
   }
-  return {ok: true, value: {rules, hooks, projectAsksTrust}};
+  return {ok: true, value: {rules, hooks, projectAsksTrust: waitingForTrust.length > 0, waitingForTrust}};
 }
 
 async function readProjectSettings(path: string): Promise<Result<ProjectSettings>> {
@@ -100,28 +102,28 @@ async function editLocal(root: string, change: (permissions: Permissions) => voi
   return writeJsonAtomic(path, settings);
 }
 
-/** The trusted workspaces, by real path, in the state dir. */
+/** The person's answer per workspace (real path), in the state dir. */
 function trustFile(env: NodeJS.ProcessEnv): string {
   return join(nibDir(env, 'XDG_STATE_HOME'), 'trusted-workspaces.json');
 }
 
-export async function isTrusted(env: NodeJS.ProcessEnv, root: string): Promise<boolean> {
-  return (await readTrusted(env)).includes(root);
+/** Whether the person trusted the workspace (true), declined (false), or was never asked. */
+export async function trustDecision(env: NodeJS.ProcessEnv, root: string): Promise<boolean | undefined> {
+  const decision = (await readTrust(env))[root];
+  return typeof decision === 'boolean' ? decision : undefined;
 }
 
-export async function trustWorkspace(env: NodeJS.ProcessEnv, root: string): Promise<Result<void>> {
-  const list = await readTrusted(env);
-  if (list.includes(root)) return {ok: true, value: undefined};
-  return writeJsonAtomic(trustFile(env), [...list, root]);
+export async function rememberTrust(env: NodeJS.ProcessEnv, root: string, trusted: boolean): Promise<Result<void>> {
+  return writeJsonAtomic(trustFile(env), {...(await readTrust(env)), [root]: trusted});
 }
 
-async function readTrusted(env: NodeJS.ProcessEnv): Promise<string[]> {
+async function readTrust(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
   try {
     const json: unknown = JSON.parse(await readFile(trustFile(env), 'utf8'));
-    return Array.isArray(json) ? json.filter((item): item is string => typeof item === 'string') : [];
+    return json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
   } catch {
-    // Missing or damaged: nothing is trusted, which only means the question is asked again.
-    return [];
+    // Missing or damaged: no decision, which only means the question is asked again.
+    return {};
   }
 }
 
