@@ -47,6 +47,14 @@ export function* answer(env: CallEnv, call: ToolCall, answered: ToolResult): Gen
   };
 }
 
+/** The argument a badge or a print-mode line shows; empty when the call names no tool or its arguments do not parse. */
+export function keyArgOf(tools: LoopTools, call: ToolCall): string {
+  const tool = tools.get(call.name);
+  if (!tool) return '';
+  const parsed = tools.parseArgs(tool, call.arguments);
+  return parsed.ok ? tool.keyArg(parsed.value) : '';
+}
+
 /**
  * One tool call: look it up, parse its arguments, judge it, ask when needed, run it, answer it.
  * Every path ends with exactly one answer, so the history stays valid for the next request.
@@ -131,6 +139,13 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
       return;
     }
     decision = answered.value;
+    // Granted before the decision is reported, so whoever hears of it sees the grant in force:
+    // the rules the person saw, or (with no rules to save) the tool for this session.
+    if (decision.kind === 'always') {
+      const kept = decision.rules?.length && env.guard ? await env.guard.remember(decision.rules, decision.scope ?? 'session') : null;
+      if (!kept) env.alwaysAllowed.add(tool.name);
+      else if (!kept.ok) yield {type: 'error', code: 'rules', message: `The rule was kept for this session only: ${kept.error}`};
+    }
     yield {type: 'approval-decision', id: call.id, decision};
   }
 
@@ -144,14 +159,6 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
         : `The user declined this ${tool.name} call. Do not retry it unchanged; ask what they want instead.`,
     });
     return;
-  }
-  if (decision.kind === 'always') {
-    if (decision.rules?.length && env.guard) {
-      const kept = await env.guard.remember(decision.rules, decision.scope ?? 'session');
-      if (!kept.ok) yield {type: 'error', code: 'rules', message: `The rule was kept for this session only: ${kept.error}`};
-    } else {
-      env.alwaysAllowed.add(tool.name);
-    }
   }
   if (decision.kind === 'edit' && !tool.runEdited) {
     yield* answer(env, call, {isError: true, code: 'not-editable', content: `${tool.name} calls cannot be edited.`});

@@ -1,44 +1,9 @@
-import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from '../core/approval-mode.js';
-import type {UiState} from '../state/reducer.js';
-import type {UiAction} from '../state/reducer.js';
-import type {ToolKind} from '../core/tool.js';
-import type {SessionActions} from '../hooks/use-workspace-session.js';
-import type {Result} from '../core/result.js';
-import type {Rule} from '../agent/guard/rules.js';
+import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
+import {note, type CommandContext, type SlashCommand} from './context.js';
+import {permissionCommands} from './permission-commands.js';
+import {sessionCommands} from './session-commands.js';
 
-/** The permission rules in force, for /permissions (the session's Guard). */
-export type PermissionActions = {
-  listRules: () => readonly Rule[];
-  removeRule: (rule: Rule) => Promise<Result<string>>;
-};
-
-/** What a slash command may touch. Everything is passed in; commands hold no state. */
-export type CommandContext = {
-  state: UiState;
-  dispatch: (action: UiAction) => void;
-  setMode: (mode: ApprovalMode) => void;
-  /** Switches the model for the next request. */
-  setModel: (model: string) => void;
-  /** Starts a fresh conversation. */
-  clear: () => void;
-  exit: () => void;
-  tools: ReadonlyArray<{name: string; kind: ToolKind; description: string}>;
-  /** #5: sessions, undo and compaction (absent when the session could not be opened). */
-  session?: SessionActions;
-  permissions?: PermissionActions;
-};
-
-export type SlashCommand = {
-  /** Typed after the `/`. */
-  name: string;
-  /** Placeholder for the argument, shown in the completion list (`NAME`). */
-  args?: string;
-  /** One line for the completion list and /help. */
-  description: string;
-  run: (arg: string, context: CommandContext) => void | Promise<void>;
-};
-
-const note = (context: CommandContext, text: string) => context.dispatch({type: 'notice', text});
+export type {CommandContext, SlashCommand} from './context.js';
 
 /** Every slash command. Adding one is adding an entry here. */
 export const slashCommands: readonly SlashCommand[] = [
@@ -56,14 +21,21 @@ export const slashCommands: readonly SlashCommand[] = [
         ].join('\n'),
       ),
   },
-  {name: 'clear', description: 'start a fresh conversation', run: (_arg, context) => context.clear()},
+  {
+    name: 'clear',
+    description: 'start a fresh conversation',
+    run: async (_arg, context) => {
+      const cleared = await context.session.clear();
+      if (!cleared.ok) note(context, cleared.error);
+    },
+  },
   {
     name: 'model',
     args: 'NAME',
     description: 'switch the model',
     run: (arg, context) => {
       if (!arg) return note(context, `model: ${context.state.model}`);
-      context.setModel(arg);
+      context.session.setModel(arg);
       note(context, `model set to ${arg}`);
     },
   },
@@ -74,7 +46,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (arg, context) => {
       if (!arg) return note(context, `mode: ${context.state.mode} (one of ${APPROVAL_MODES.join(', ')})`);
       if (!isApprovalMode(arg)) return note(context, `unknown mode "${arg}": use one of ${APPROVAL_MODES.join(', ')}`);
-      context.setMode(arg);
+      context.session.setMode(arg);
       note(context, `mode set to ${arg}${context.state.alwaysTools.length > 0 ? '; "always" answers cleared' : ''}`);
     },
   },
@@ -84,7 +56,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (_arg, context) =>
       note(
         context,
-        context.tools.map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
+        context.session.describeTools().map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
       ),
   },
   {
@@ -98,50 +70,10 @@ export const slashCommands: readonly SlashCommand[] = [
       );
     },
   },
-  // #5: each delegates to the session (hooks/use-workspace-session.tsx).
-  {name: 'undo', args: '[N]', description: 'restore files to before the last turn (or turn N); shows the diff first', run: (arg, context) => withSession(context, s => s.undo(arg))},
-  {name: 'diff', description: 'everything changed in the workspace in this session', run: (_arg, context) => withSession(context, s => s.diff())},
-  {name: 'resume', args: '[ID]', description: 'continue an earlier session of this workspace', run: (arg, context) => withSession(context, s => s.resume(arg))},
-  {name: 'sessions', args: '[delete ID]', description: 'list (or delete) this workspace\'s sessions', run: (arg, context) => withSession(context, s => s.sessions(arg))},
-  {name: 'compact', description: 'summarise older turns to free context', run: (_arg, context) => withSession(context, s => s.compact())},
-  {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => withSession(context, s => s.init())},
-  {
-    name: 'permissions',
-    args: '[remove N]',
-    description: 'the permission rules in force and where each comes from; remove one',
-    run: (arg, context) => permissions(arg, context),
-  },
+  ...sessionCommands,
+  ...permissionCommands,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
-
-const SOURCES: Record<Rule['source'], string> = {
-  user: 'your config file',
-  project: '.nib/settings.json',
-  local: '.nib/settings.local.json',
-  session: 'this session',
-};
-
-async function permissions(arg: string, context: CommandContext): Promise<void> {
-  const guard = context.permissions;
-  if (!guard) return note(context, 'permission rules are not available in this run');
-  const rules = guard.listRules();
-  const remove = /^remove\s+(\d+)$/.exec(arg);
-  if (arg && !remove) return note(context, 'usage: /permissions, or /permissions remove N (N from the list)');
-  if (remove) {
-    const rule = rules[Number(remove[1]) - 1];
-    if (!rule) return note(context, `there is no rule ${remove[1]}: /permissions lists ${rules.length}`);
-    const removed = await guard.removeRule(rule);
-    return note(context, removed.ok ? removed.value : `not removed: ${removed.error}`);
-  }
-  if (rules.length === 0) return note(context, 'no permission rules: every call follows the approval mode');
-  const width = String(rules.length).length;
-  const lines = rules.map((rule, i) => `${String(i + 1).padStart(width)}. ${rule.kind.padEnd(5)} ${rule.text}  (${SOURCES[rule.source]})`);
-  note(context, [...lines, '', 'deny beats ask beats allow; /permissions remove N removes one'].join('\n'));
-}
-
-function withSession(context: CommandContext, run: (session: SessionActions) => void | Promise<void>) {
-  return context.session ? run(context.session) : note(context, 'sessions are not available in this run');
-}
 
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
 export async function runSlashCommand(text: string, context: CommandContext, commands = slashCommands): Promise<boolean> {

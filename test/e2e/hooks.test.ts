@@ -89,7 +89,7 @@ describe('hooks', () => {
     server = await startOpenAiServer([sse.text('never')]);
     const result = await runNib(home, ['-p', 'tell me the secret', '--base-url', server.url, '--model', 'm']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/a UserPromptSubmit hook blocked the prompt: prompt mentions a secret/);
+    expect(result.stderr).toMatch(/A UserPromptSubmit hook blocked the prompt; it was not sent: prompt mentions a secret/);
     expect(server.requests).toHaveLength(0);
   });
 
