@@ -49,7 +49,7 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
 }
 
 /**
- * The full-screen session (#4). It must stay a single dynamic import so print mode never
+ * The full-screen session. It must stay a single dynamic import so print mode never
  * loads React or Ink.
  */
 async function runInteractiveApp(config: Config): Promise<number> {
@@ -93,8 +93,9 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
 
 /** `nib --resume -p` has no picker: list the sessions so a script can pass an id. */
 async function listForPrintMode(config: Config): Promise<number> {
-  const [{listSessions, sessionsDir, dataDir}, {formatSessionList}, {realpath}] = await Promise.all([
+  const [{sessionsDir, dataDir}, {listSessions}, {formatSessionList}, {realpath}] = await Promise.all([
     import('./agent/session/log.js'),
+    import('./agent/session/saved.js'),
     import('./agent/session/replay.js'),
     import('node:fs/promises'),
   ]);

@@ -1,7 +1,7 @@
 import {access, chmod, readFile, stat, writeFile} from 'node:fs/promises';
 import {dirname, join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {listSessions} from '../source/agent/session/log.js';
+import {listSessions} from '../source/agent/session/saved.js';
 import {keys, waitFor} from './components/helpers.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {renderApp} from './support/render-app.js';

@@ -1,3 +1,4 @@
+import type {AgentEvent} from '../../core/events.js';
 import type {Result} from '../../core/result.js';
 import type {Tool, ToolResult} from '../../core/tool.js';
 import {runHooks, type HookInput, type HookOutcome} from './hooks.js';
@@ -121,9 +122,19 @@ export class Guard {
     return this.runHooks({hook_event_name: 'UserPromptSubmit', prompt});
   }
 
-  /** Stop: the turn ended; nib reports what the hook says but does not restart the turn. */
-  stopped(): Promise<HookOutcome> {
-    return this.runHooks({hook_event_name: 'Stop', stop_hook_active: false});
+  /** UserPromptSubmit as the events a session reports; `blocked` (exit 2): the prompt is not sent. */
+  async promptEvents(prompt: string): Promise<{events: AgentEvent[]; blocked: boolean}> {
+    const outcome = await this.promptSubmitted(prompt);
+    const events = warningEvents(outcome);
+    if (outcome.blocked !== null) {
+      events.push({type: 'error', code: 'hook', message: `A UserPromptSubmit hook blocked the prompt; it was not sent: ${outcome.blocked}`});
+    }
+    return {events, blocked: outcome.blocked !== null};
+  }
+
+  /** Stop: the turn ended; nib reports what the hooks say but does not restart the turn. */
+  async stopEvents(): Promise<AgentEvent[]> {
+    return warningEvents(await this.runHooks({hook_event_name: 'Stop', stop_hook_active: false}));
   }
 
   async close(): Promise<void> {
@@ -134,4 +145,8 @@ export class Guard {
   blamesSandbox(result: ToolResult): boolean {
     return this.sandbox !== null && result.isError && sandboxPlausiblyCaused(result.content, {root: this.root, network: this.sandbox.network});
   }
+}
+
+function warningEvents(outcome: HookOutcome): AgentEvent[] {
+  return outcome.warnings.map(message => ({type: 'error', code: 'hook', message}));
 }
