@@ -1,41 +1,24 @@
 import {existsSync} from 'node:fs';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
+import {describe, expect, test} from 'vitest';
 import {sse, type StreamResponse} from '../support/sse.js';
-import {createSandbox, runNib, TEST_API_KEY, type NibResult, type Sandbox} from '../support/nib-process.js';
+import {guardRuns} from './guard-runs.js';
 
 // The person's hook scripts, with Claude Code's stdin JSON and exit codes, through nib -p.
 
-let home: Sandbox;
-let server: OpenAiServer | undefined;
-
-beforeEach(async () => {
-  home = await createSandbox();
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await home.cleanup();
-});
+const run = guardRuns();
 
 async function hooks(config: object, where: 'user' | 'project' = 'user'): Promise<void> {
-  const dir = where === 'user' ? join(home.home, '.config', 'nib') : join(home.workspace, '.nib');
+  const dir = where === 'user' ? join(run.home.home, '.config', 'nib') : join(run.home.workspace, '.nib');
   await mkdir(dir, {recursive: true});
   await writeFile(join(dir, where === 'user' ? 'config.json' : 'settings.json'), JSON.stringify({hooks: config}));
 }
 
-async function nib(turns: StreamResponse[], args: string[] = ['--approval-mode', 'yolo']): Promise<NibResult> {
-  server = await startOpenAiServer([...turns, sse.text('All done.')]);
-  const result = await runNib(home, ['-p', 'go', '--base-url', server.url, '--model', 'm', ...args]);
-  expect(result.stderr).not.toContain(TEST_API_KEY);
-  return result;
-}
 
-function toolResults(): string[] {
-  return server!.requests.at(-1)!.body.messages.filter(m => m.role === 'tool').map(m => String(m.content));
-}
+const toolResults = () => run.toolResults();
+/** Hooks run in every mode; yolo keeps approvals out of the way. */
+const nib = (turns: StreamResponse[], args = ['--approval-mode', 'yolo'], options?: {prompt?: string}) => run.nib(turns, args, options);
 
 const command = (text: string, timeout?: number) => ({type: 'command', command: text, ...(timeout ? {timeout} : {})});
 
@@ -45,15 +28,15 @@ describe('hooks', () => {
       PreToolUse: [{matcher: 'bash', hooks: [command(`cat > "$NIB_PROJECT_DIR/../pre.json"; echo "no commands today" >&2; exit 2`)]}],
     });
     await nib([sse.toolCall('bash', {command: 'touch ran.txt'}), sse.toolCall('write', {path: 'w.txt', content: 'w'})]);
-    expect(existsSync(join(home.workspace, 'ran.txt'))).toBe(false);
+    expect(existsSync(join(run.home.workspace, 'ran.txt'))).toBe(false);
     expect(toolResults()[0]).toBe('A PreToolUse hook blocked this bash call: no commands today');
-    expect(existsSync(join(home.workspace, 'w.txt'))).toBe(true);
-    const input = JSON.parse(await readFile(join(home.root, 'pre.json'), 'utf8'));
+    expect(existsSync(join(run.home.workspace, 'w.txt'))).toBe(true);
+    const input = JSON.parse(await readFile(join(run.home.root, 'pre.json'), 'utf8'));
     expect(input).toMatchObject({
       hook_event_name: 'PreToolUse',
       tool_name: 'bash',
       tool_input: {command: 'touch ran.txt'},
-      cwd: home.workspace,
+      cwd: run.home.workspace,
     });
     expect(input.session_id).toMatch(/\S/);
     expect(existsSync(input.transcript_path)).toBe(true);
@@ -62,7 +45,7 @@ describe('hooks', () => {
   test('PostToolUse gets tool_response; a matcher written for Claude Code (Write|Edit) matches nib tools', async () => {
     await hooks({PostToolUse: [{matcher: 'Write|Edit', hooks: [command('cat >> "$CLAUDE_PROJECT_DIR/../post.jsonl"; echo >> "$CLAUDE_PROJECT_DIR/../post.jsonl"')]}]});
     await nib([sse.toolCall('write', {path: 'a.txt', content: 'hello\n'}), sse.toolCall('bash', {command: 'true'})]);
-    const lines = (await readFile(join(home.root, 'post.jsonl'), 'utf8')).trim().split('\n').map(line => JSON.parse(line));
+    const lines = (await readFile(join(run.home.root, 'post.jsonl'), 'utf8')).trim().split('\n').map(line => JSON.parse(line));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({hook_event_name: 'PostToolUse', tool_name: 'write', tool_input: {path: 'a.txt'}});
     expect(lines[0].tool_response.isError).toBe(false);
@@ -86,15 +69,14 @@ describe('hooks', () => {
 
   test('UserPromptSubmit exit 2: the prompt is not sent and stderr is shown', async () => {
     await hooks({UserPromptSubmit: [{hooks: [command('grep -q secret && { echo "prompt mentions a secret" >&2; exit 2; }; exit 0')]}]});
-    server = await startOpenAiServer([sse.text('never')]);
-    const result = await runNib(home, ['-p', 'tell me the secret', '--base-url', server.url, '--model', 'm']);
+    const result = await nib([], [], {prompt: 'tell me the secret'});
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/A UserPromptSubmit hook blocked the prompt; it was not sent: prompt mentions a secret/);
-    expect(server.requests).toHaveLength(0);
+    expect(run.server.requests).toHaveLength(0);
   });
 
   test('SessionStart and Stop run around the prompt', async () => {
-    const log = join(home.root, 'events.jsonl');
+    const log = join(run.home.root, 'events.jsonl');
     const append = command(`cat >> ${log}; echo >> ${log}`);
     await hooks({SessionStart: [{hooks: [append]}], Stop: [{hooks: [append]}]});
     await nib([]);
@@ -104,7 +86,7 @@ describe('hooks', () => {
   });
 
   test("a project's hooks run only in a trusted workspace", async () => {
-    const marker = join(home.root, 'project-hook-ran');
+    const marker = join(run.home.root, 'project-hook-ran');
     await hooks({SessionStart: [{hooks: [command(`touch ${marker}`)]}]}, 'project');
     await nib([]);
     expect(existsSync(marker)).toBe(false);

@@ -1,9 +1,9 @@
-import {readFile} from 'node:fs/promises';
 import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
 import {nibDir} from './xdg.js';
+import {readJsonFile, schemaProblem} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
 import {HooksSchema, PermissionsSchema, SandboxSchema, type Hooks, type Permissions} from '../guard/schema.js';
@@ -71,31 +71,17 @@ export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 /** Reads and validates the user config file; a missing file is an empty config. */
 export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ok: true, value: {}};
-    return {ok: false, error: `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    // V8 quotes the text around some errors ('Unexpected token 's', ..."apiKey": sk-12345"...'):
-    // with an unquoted key that is the key itself, so the quote is dropped.
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/,\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
-    return {ok: false, error: `${path}: not valid JSON (${reason})`};
-  }
-  const parsed = ConfigFileSchema.safeParse(json);
+  const json = await readJsonFile(path);
+  if (!json.ok) return json;
+  if (json.value === undefined) return {ok: true, value: {}};
+  const parsed = ConfigFileSchema.safeParse(json.value);
   if (parsed.success) return {ok: true, value: parsed.data};
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const known = Object.keys(ConfigFileSchema.shape).join(', ');
     return {ok: false, error: `${path}: unknown field "${issue.keys.join('", "')}" (known fields: ${known})`};
   }
-  const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
-  return {ok: false, error: `${path}: ${field}: ${issue.message}`};
+  return {ok: false, error: schemaProblem(path, parsed.error)};
 }
 
 /** flags > env > config file > defaults. Pure apart from reading the config file. */

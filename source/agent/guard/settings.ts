@@ -2,6 +2,7 @@ import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import type {Result} from '../../core/result.js';
 import {writeAtomic} from '../../tools/fs/workspace.js';
+import {readJsonFile, schemaProblem} from '../config/json-file.js';
 import {nibDir} from '../config/xdg.js';
 import type {Rule, RuleKind, RuleSource} from './rules.js';
 import {HOOK_EVENTS, ProjectSettingsSchema, type HookEntry, type HookEvent, type Hooks, type Permissions, type ProjectSettings} from './schema.js';
@@ -58,24 +59,10 @@ export async function loadGuardSettings(input: {
 }
 
 async function readProjectSettings(path: string): Promise<Result<ProjectSettings>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ok: true, value: {}};
-    return {ok: false, error: `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return {ok: false, error: `${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`};
-  }
-  const parsed = ProjectSettingsSchema.safeParse(json);
-  if (parsed.success) return {ok: true, value: parsed.data};
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
-  return {ok: false, error: `${path}: ${field}: ${issue.message}`};
+  const json = await readJsonFile(path);
+  if (!json.ok || json.value === undefined) return json.ok ? {ok: true, value: {}} : json;
+  const parsed = ProjectSettingsSchema.safeParse(json.value);
+  return parsed.success ? {ok: true, value: parsed.data} : {ok: false, error: schemaProblem(path, parsed.error)};
 }
 
 /** Adds a rule to `.nib/settings.local.json`, keeping everything else in it; written atomically. */
