@@ -8,7 +8,7 @@ import {createRequire} from 'node:module';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {importSources, median} from './support.mjs';
+import {CLI, importSources, loadTestServer, median, requireBuild} from './support.mjs';
 
 const RUNS = Number(process.env.NIB_BENCH_RUNS ?? 40);
 const {sandbox: guard} = await importSources({sandbox: 'source/agent/guard/sandbox.ts'});
@@ -60,5 +60,32 @@ for (const [name, list] of Object.entries(times)) {
 if (srtInit !== null) console.log(`  srt initialize (once per session): ${srtInit.toFixed(0)} ms`);
 else console.log('  srt: not measured (set NIB_BENCH_SRT to a dir where @anthropic-ai/sandbox-runtime is installed)');
 await started.sandbox.close();
+
+// What the once-per-session probe costs `nib -p`: spawn to the first request at the loopback
+// server, with the sandbox off (the baseline) and on auto (probe started, not awaited).
+requireBuild();
+const {startOpenAiServer, sse} = await loadTestServer();
+const env = {...process.env, HOME: root, XDG_CONFIG_HOME: join(root, 'c'), XDG_DATA_HOME: join(root, 'd'), XDG_STATE_HOME: join(root, 's'), OPENAI_API_KEY: 'bench'};
+const server = await startOpenAiServer(() => sse.stall());
+async function toFirstRequest(extra) {
+  const before = server.requests.length;
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, '-p', 'hi', '--base-url', server.url, '--model', 'bench-model', ...extra], {stdio: 'ignore', env, cwd: root});
+  while (server.requests.length === before) await new Promise(resolve => setTimeout(resolve, 1));
+  const ms = performance.now() - t0;
+  child.kill('SIGKILL');
+  await new Promise(resolve => child.on('close', resolve));
+  return ms;
+}
+const startup = {off: [], auto: []};
+for (let i = 0; i < Math.min(RUNS, 15); i++) {
+  startup.off.push(await toFirstRequest(['--sandbox', 'off']));
+  startup.auto.push(await toFirstRequest([]));
+}
+console.log(`nib -p to the first request, ${startup.off.length} interleaved runs, median`);
+console.log(`  --sandbox off  ${median(startup.off).toFixed(0).padStart(4)} ms (baseline)`);
+const probeCost = median(startup.auto) - median(startup.off);
+console.log(`  --sandbox auto ${median(startup.auto).toFixed(0).padStart(4)} ms   ${probeCost >= 0 ? '+' : ''}${probeCost.toFixed(0)} ms (the bwrap probe runs in the background)`);
+await server.close();
 await rm(root, {recursive: true, force: true});
 process.exit(0);

@@ -94,7 +94,9 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const outside = await guard(() => tool.isOutside(args, ctx), true);
   const facts = env.guard ? await env.guard.facts(tool, args) : null;
   const match = facts ? env.guard!.match(facts) : null;
-  const sandboxed = Boolean(tool.confinable && ctx.wrap);
+  // The sandbox comes from the guard per call: its probe may still be running when the session opens.
+  const wrap = tool.confinable ? await env.guard?.confinement() : null;
+  const sandboxed = Boolean(wrap);
   const verdict = judgeCall({
     kind: tool.kind,
     mode,
@@ -172,7 +174,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     return;
   }
   yield {type: 'tool-start', id: call.id, name: tool.name, at: now()};
-  let result = yield* runStreaming(env, call, tool, args, decision, ctx);
+  let result = yield* runStreaming(env, call, tool, args, decision, wrap ? {...ctx, wrap} : ctx);
   if (sandboxed && env.guard?.blamesSandbox(result) && env.canAsk && !signal.aborted) {
     result = yield* offerUnsandboxed(env, call, tool, args, decision, result, preview);
   }
@@ -218,8 +220,7 @@ async function* offerUnsandboxed(
   yield {type: 'approval-decision', id: request.id, decision: chosen};
   if (chosen.kind === 'no') return withNote(failed, 'The person chose not to run it again outside the sandbox.');
   // "always" grants nothing here: running outside the sandbox is decided each time.
-  const {wrap: _confined, ...unconfined} = env.context;
-  const again = yield* runStreaming(env, call, tool, args, chosen.kind === 'edit' ? chosen : decision, unconfined);
+  const again = yield* runStreaming(env, call, tool, args, chosen.kind === 'edit' ? chosen : decision, env.context);
   return withNote(again, 'It failed in the sandbox and the person ran it again outside it; this is the second run.');
 }
 

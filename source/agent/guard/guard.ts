@@ -141,6 +141,23 @@ export class Guard {
     await this.sandbox?.close();
   }
 
+  /** Where the sandbox's "unavailable" line goes: the session's notices. */
+  notify: (text: string) => void = () => {};
+  private unavailableSaid = false;
+
+  /**
+   * The sandbox's wrapper for a command, or null when commands run unsandboxed (off, or bwrap
+   * does not work here: said once, when the first command needs it).
+   */
+  async confinement(): Promise<((argv: readonly string[]) => string[]) | null> {
+    if (!this.sandbox) return null;
+    const problem = await this.sandbox.ready();
+    if (problem === null) return this.sandbox.wrap;
+    if (!this.unavailableSaid) this.notify(problem);
+    this.unavailableSaid = true;
+    return null;
+  }
+
   /** A failed sandboxed run the sandbox may have caused: worth offering to run it outside. */
   blamesSandbox(result: ToolResult): boolean {
     return this.sandbox !== null && result.isError && sandboxPlausiblyCaused(result.content, {root: this.root, network: this.sandbox.network});

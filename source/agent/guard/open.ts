@@ -5,6 +5,9 @@ import type {HookInput} from './hooks.js';
 import {startSandbox} from './sandbox.js';
 import {loadGuardSettings, trustDecision} from './settings.js';
 
+/** Who the hooks are told they run for: the session id and its log, read when a hook runs. */
+export type HookBase = Pick<HookInput, 'session_id' | 'transcript_path'>;
+
 export type OpenedGuard = {
   guard: Guard;
   /** One line each for the person: no sandbox here, project rules waiting for trust. */
@@ -29,7 +32,7 @@ export async function openGuard(
   config: Config,
   root: string,
   env: NodeJS.ProcessEnv,
-  hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>,
+  hookBase: () => HookBase,
 ): Promise<Result<OpenedGuard>> {
   const trusted = config.trustProject || (await trustDecision(env, root)) === true;
   const settings = await loadGuardSettings({root, user: {permissions: config.permissions, hooks: config.hooks}, trusted});

@@ -20,6 +20,11 @@ export type SandboxOptions = {
 
 /** A started sandbox: turns a command's argv into one that runs confined. */
 export type Sandbox = {
+  /**
+   * null once the probe showed bwrap works; otherwise the one line saying why commands run
+   * unsandboxed. With `auto` the probe runs in the background, so it costs startup nothing.
+   */
+  ready: () => Promise<string | null>;
   wrap: (argv: readonly string[]) => string[];
   network: boolean;
   /** Removes the private temp dir. */
@@ -79,20 +84,30 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
     .filter(path => existsSync(path))
     .map(path => ({path, directory: isDirectory(path)}));
   const args = bwrapArgs({root, tmp, hidden, network: options.network});
-  const probe = await runProbe(bwrap, [...args, '--', 'true']);
-  if (probe !== null) {
-    await rm(tmp, {recursive: true, force: true});
-    return unavailable(options, probe);
+  const probed = runProbe(bwrap, [...args, '--', 'true']).then(async problem => {
+    if (problem !== null) await rm(tmp, {recursive: true, force: true});
+    return problem;
+  });
+  // `on` must fail before anything runs; `auto` finds out by the first command.
+  if (options.setting === 'on') {
+    const problem = await probed;
+    if (problem !== null) return unavailable(options, problem);
   }
-  return {
-    ok: true,
-    notice: null,
-    sandbox: {
-      wrap: argv => [bwrap, ...args, '--', ...argv],
-      network: options.network,
-      close: () => rm(tmp, {recursive: true, force: true}),
+  const sandbox: Sandbox = {
+    ready: async () => {
+      const problem = await probed;
+      if (problem === null) return null;
+      const said = unavailable(options, problem);
+      return said.ok ? said.notice : said.error;
+    },
+    wrap: argv => [bwrap, ...args, '--', ...argv],
+    network: options.network,
+    close: async () => {
+      await probed;
+      await rm(tmp, {recursive: true, force: true});
     },
   };
+  return {ok: true, notice: null, sandbox};
 }
 
 function unavailable(options: SandboxOptions, reason: string): SandboxStart {

@@ -79,6 +79,7 @@ export class AgentSession {
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
     this.guard = init.guard;
+    if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
     this.startNotices = [...(init.notices ?? [])];
   }
 

@@ -5,7 +5,7 @@ import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
 import {createReadLedger, defaultRegistry} from '../../tools/index.js';
-import {openGuard, secretEnvNames} from '../guard/open.js';
+import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
 import {SessionStore, type SessionChoice} from './store.js';
 
@@ -26,7 +26,8 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
-  const store = await SessionStore.open({
+  // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
+  const [store, opened] = await Promise.all([SessionStore.open({
     cwd: root.value,
     model: config.model ?? '',
     apiKey: config.apiKey,
@@ -35,8 +36,7 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     contextWindow: config.contextWindow,
     autoCompact: config.autoCompact,
     env,
-  });
-  const opened = await openGuard(config, root.value, env, () => ({session_id: store.log.id, transcript_path: store.log.path}));
+  }), openGuard(config, root.value, env, (): HookBase => ({session_id: store.log.id, transcript_path: store.log.path}))]);
   if (!opened.ok) {
     await store.close();
     return opened;
@@ -61,7 +61,6 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
       ledger: createReadLedger(),
       redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
       hiddenEnv: secretEnvNames(env, config.apiKey),
-      ...(guard.sandbox ? {wrap: guard.sandbox.wrap} : {}),
     },
     guard,
     notices: opened.value.notices,

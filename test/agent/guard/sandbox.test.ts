@@ -38,9 +38,10 @@ describe('startSandbox', () => {
     expect(await startSandbox({setting: 'off', network: false, hide: []}, root, {})).toEqual({ok: true, sandbox: null, notice: null});
   });
 
-  test('a missing bwrap: auto notes it with the package to install, on is an error', async () => {
+  test('a missing bwrap: auto says so (when a command first needs it) with the package to install; on is an error at start', async () => {
     const auto = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, join(root, 'no-bwrap'));
-    expect(auto).toEqual({ok: true, sandbox: null, notice: expect.stringMatching(/^Commands run unsandboxed: bwrap is not installed; install the bubblewrap package/)});
+    if (!auto.ok || !auto.sandbox) throw new Error('auto starts without waiting for the probe');
+    expect(await auto.sandbox.ready()).toMatch(/^Commands run unsandboxed: bwrap is not installed; install the bubblewrap package/);
     const on = await startSandbox({setting: 'on', network: false, hide: []}, root, {}, join(root, 'no-bwrap'));
     expect(on).toEqual({ok: false, error: expect.stringMatching(/^--sandbox on: commands cannot be sandboxed: bwrap is not installed/)});
   });
@@ -49,7 +50,9 @@ describe('startSandbox', () => {
     const fake = join(root, 'bwrap');
     await writeFile(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {mode: 0o755});
     const auto = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
-    expect(auto.ok && auto.notice).toMatch(/bwrap does not work here \(bwrap: No permissions to create new namespace\)/);
+    expect(auto.ok && (await auto.sandbox?.ready())).toMatch(/bwrap does not work here \(bwrap: No permissions to create new namespace\)/);
+    const on = await startSandbox({setting: 'on', network: false, hide: []}, root, {}, fake);
+    expect(on.ok).toBe(false);
   });
 
   test('only existing secret paths are hidden (bwrap cannot mount over what is not there)', async () => {
@@ -59,6 +62,7 @@ describe('startSandbox', () => {
     await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
     const started = await startSandbox({setting: 'on', network: false, hide: []}, root, {HOME: home}, fake);
     if (!started.ok || !started.sandbox) throw new Error('expected a sandbox');
+    expect(await started.sandbox.ready()).toBeNull();
     const argv = started.sandbox.wrap(['bash', '-c', 'true']);
     expect(argv).toContain(join(home, '.aws'));
     expect(argv).not.toContain(join(home, '.ssh'));
