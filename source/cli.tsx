@@ -4,6 +4,8 @@ import module from 'node:module';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
 import {redact} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
+import {LIMITS} from './core/limits.js';
+import type {Result} from './core/result.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 
 // V8 keeps the compiled bundle in Node's on-disk cache (in the temp dir), so later starts skip
@@ -60,7 +62,12 @@ async function runInteractiveApp(config: Config): Promise<number> {
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
-  const prompt = config.prompt ?? (process.stdin.isTTY ? undefined : await readStdin());
+  let prompt = config.prompt;
+  if (prompt === undefined && !process.stdin.isTTY) {
+    const read = await readStdin(LIMITS.stdinMaxBytes);
+    if (!read.ok) return fail(read.error);
+    prompt = read.value;
+  }
   if (!prompt?.trim()) {
     return fail(
       flags?.print
@@ -137,10 +144,25 @@ async function helpText(): Promise<string> {
   ].join('\n');
 }
 
-async function readStdin(): Promise<string> {
+/**
+ * The prompt from stdin, up to `maxBytes`: `nib -p < /dev/zero` or a runaway pipe would
+ * otherwise be read until memory runs out. Past the cap nib stops reading and says so.
+ */
+async function readStdin(maxBytes: number): Promise<Result<string>> {
   const parts: Buffer[] = [];
-  for await (const part of process.stdin) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
+  let size = 0;
+  for await (const part of process.stdin) {
+    size += (part as Buffer).length;
+    if (size > maxBytes) {
+      process.stdin.destroy();
+      return {
+        ok: false,
+        error: `the prompt on stdin is over ${maxBytes / (1024 * 1024)} MiB; nib stopped reading it. Pass a shorter prompt, or put the material in a file and ask nib to read it`,
+      };
+    }
+    parts.push(part as Buffer);
+  }
+  return {ok: true, value: Buffer.concat(parts).toString('utf8')};
 }
 
 function fail(message: string): number {

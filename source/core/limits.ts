@@ -25,6 +25,8 @@ export const LIMITS = {
   listMaxEntries: 500,
   /** list: tree levels shown when the model names no depth. */
   listDefaultDepth: 3,
+  /** print mode: the largest prompt read from stdin. */
+  stdinMaxBytes: 10 * 1024 * 1024,
   /** provider: silence on an open stream before nib gives up. */
   idleTimeoutMs: 120_000,
   /** provider: attempts before the first token (1 + retries). */
