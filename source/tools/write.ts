@@ -5,6 +5,7 @@ import {decodeText, detectStyle, formatBytes, toFileText} from './fs/text.js';
 import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {
   checkFresh,
+  checkWritable,
   commitWrite,
   errorResult,
   fail,
@@ -44,8 +45,8 @@ export type WritePlan<M extends {text: string} = {text: string}> = {
 };
 
 /**
- * Checks shared by write, edit and their person-edited variants: size, an existing file must be
- * text the agent has read and that has not changed since.
+ * Checks shared by write, edit and their person-edited variants: size, write permission, an
+ * existing file must be text the agent has read and that has not changed since.
  */
 export async function planFileWrite<M extends {text: string}>(
   resolved: ResolvedPath,
@@ -55,6 +56,8 @@ export async function planFileWrite<M extends {text: string}>(
 ): Promise<FsResult<WritePlan<M>>> {
   const existing = await readExisting(resolved);
   if (!existing.ok) return existing;
+  const writable = await checkWritable(resolved, existing.value);
+  if (!writable.ok) return writable;
   let oldText: string | null = null;
   if (existing.value) {
     const fresh = checkFresh(ctx.ledger, resolved, existing.value.bytes);
