@@ -10,12 +10,14 @@ import {
   errorResult,
   fail,
   isOutsideWorkspace,
+  protectedDirOf,
   readExisting,
   resolvePath,
   type AtomicWriteOptions,
   type ExistingFile,
   type ResolvedPath,
   type FsResult,
+  vcsDirOf,
 } from './fs/workspace.js';
 
 const schema = z.object({
@@ -79,10 +81,12 @@ export async function planFileWrite<M extends {text: string}>(
   return {ok: true, value: {resolved, existing: existing.value, oldText, newText, made: made.value}};
 }
 
-export function previewOf(verb: string, plan: WritePlan<{text: string}>): ToolPreview {
+export function previewOf(verb: string, plan: WritePlan<{text: string}>, root: string): ToolPreview {
+  const protectedDir = vcsDirOf(root, plan.resolved);
   return {
     title: `${verb} ${plan.resolved.display}`,
     outside: plan.resolved.outside,
+    ...(protectedDir ? {protectedDir} : {}),
     file: {path: plan.resolved.display, oldText: plan.oldText, newText: plan.newText},
     editable: plan.newText,
   };
@@ -147,9 +151,10 @@ export function createWriteTool(options: FileToolOptions = {}) {
     schema,
     keyArg: args => args.path,
     isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
+    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
     preview: async (args, ctx) => {
       const planned = await plan(args, args.content, ctx, true);
-      return planned.ok ? previewOf('write', planned.value) : errorResult(planned.error);
+      return planned.ok ? previewOf('write', planned.value, ctx.root) : errorResult(planned.error);
     },
     run: async (args, ctx) => commit(await plan(args, args.content, ctx, true), ctx, false),
     // The person's text is taken as they left it in the editor, byte for byte.

@@ -1,18 +1,35 @@
 import {spawn} from 'node:child_process';
 import {openSync, closeSync} from 'node:fs';
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
+import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
+import {sse, type StreamResponse} from '../support/sse.js';
 import {CLI, createSandbox, runNib, type NibResult, type Sandbox} from '../support/nib-process.js';
 
 // What nib bounds and cleans up when it runs as a program: stdin, protected paths, processes.
 
 let sandbox: Sandbox;
+let server: OpenAiServer | undefined;
 
 beforeEach(async () => {
   sandbox = await createSandbox();
 });
 afterEach(async () => {
+  await server?.close();
+  server = undefined;
   await sandbox.cleanup();
 });
+
+async function nib(turns: StreamResponse[], mode: string): Promise<NibResult> {
+  server = await startOpenAiServer([...turns, sse.text('Done.')]);
+  return runNib(sandbox, ['-p', 'go', '--base-url', server.url, '--model', 'm', '--approval-mode', mode]);
+}
+
+/** The tool messages nib sent back, in order. */
+function toolResults(): string[] {
+  return server!.requests.at(-1)!.body.messages.filter(m => m.role === 'tool').map(m => String(m.content));
+}
 
 /** Runs nib with stdin read from `file` (a device or a regular file), as a shell `<` would. */
 function nibWithStdinFrom(file: string, args: readonly string[]): Promise<NibResult> {
@@ -22,8 +39,8 @@ function nibWithStdinFrom(file: string, args: readonly string[]): Promise<NibRes
   closeSync(fd);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
     // Without a cap nib reads /dev/zero until memory runs out; a bound here keeps the failure a failure.
     const guard = setTimeout(() => {
@@ -53,5 +70,45 @@ describe('stdin is bounded', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^nib: the prompt on stdin is over 10 MiB/);
+  });
+});
+
+describe('version-control directories', () => {
+  const config = '[core]\n\tbare = false\n';
+  const hostile = '[core]\n\tfsmonitor = touch /tmp/pwned\n';
+
+  async function repo(): Promise<void> {
+    await mkdir(join(sandbox.workspace, '.git', 'hooks'), {recursive: true});
+    await writeFile(join(sandbox.workspace, '.git', 'config'), config);
+  }
+
+  test('auto-edit in print mode refuses writes into .git (write and edit), other files are written', async () => {
+    await repo();
+    const result = await nib(
+      [
+        sse.toolCall('read', {path: '.git/config'}),
+        sse.toolCall('write', {path: '.git/config', content: hostile}),
+        sse.toolCall('edit', {path: '.git/config', old_string: 'bare = false', new_string: 'fsmonitor = touch /tmp/pwned'}),
+        sse.toolCall('write', {path: '.git/hooks/pre-commit', content: '#!/bin/sh\n'}),
+        sse.toolCall('write', {path: 'notes.txt', content: 'fine\n'}),
+      ],
+      'auto-edit',
+    );
+    expect(result.code).toBe(0);
+    const [, write, edit, hook, notes] = toolResults();
+    for (const refused of [write, edit, hook]) {
+      expect(refused).toMatch(/^(write|edit) was not run: it writes inside \.git\/, a version-control directory, which needs the user's approval/);
+    }
+    expect(notes).toMatch(/^Created notes.txt/);
+    expect(await readFile(join(sandbox.workspace, '.git', 'config'), 'utf8')).toBe(config);
+    expect(await readFile(join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('fine\n');
+  });
+
+  test('yolo in print mode writes into .git: the person allowed everything in advance', async () => {
+    await repo();
+    const result = await nib([sse.toolCall('read', {path: '.git/config'}), sse.toolCall('write', {path: '.git/config', content: hostile})], 'yolo');
+    expect(result.code).toBe(0);
+    expect(toolResults()[1]).toMatch(/^Updated \.git\/config/);
+    expect(await readFile(join(sandbox.workspace, '.git', 'config'), 'utf8')).toBe(hostile);
   });
 });

@@ -54,6 +54,31 @@ export async function resolvePath(root: string, input: string): Promise<Resolved
   return {input, absolute, real, outside, display: displayPath(root, real)};
 }
 
+/**
+ * Directories that hold a version-control system's own state. Writing there changes what the
+ * tool itself runs (a `.git/config` with `core.fsmonitor`, a hook), so no mode covers it.
+ */
+const VCS_DIRS = new Set(['.git', '.hg', '.svn', '.jj', '.bzr', '_darcs', '.pijul', '.fslckout', '_fossil_', 'cvs']);
+
+/**
+ * The version-control directory a path lies in (or is), or null. Both the path as written and
+ * its real path are checked, so neither a symlink into `.git` nor `.GIT` on a case-insensitive
+ * file system gets past it.
+ */
+export function vcsDirOf(root: string, resolved: ResolvedPath): string | null {
+  for (const candidate of [resolved.absolute, resolved.real]) {
+    const relative = isInside(root, candidate) ? path.relative(root, candidate) : candidate;
+    const hit = relative.split(path.sep).find(part => VCS_DIRS.has(part.toLowerCase()));
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/** The approval question of write and edit: does this argument land in a version-control directory? */
+export async function protectedDirOf(root: string, input: string): Promise<string | null> {
+  return vcsDirOf(root, await resolvePath(root, input));
+}
+
 /** The approval question every path tool asks: does this argument lead out of the workspace? */
 export async function isOutsideWorkspace(root: string, input: string): Promise<boolean> {
   return (await resolvePath(root, input)).outside;
