@@ -4,7 +4,8 @@ import {findMatch, nearestLine, reindent, replaceSpans, type Strategy} from './e
 import {detectStyle, toFileText, toModelText} from './fs/text.js';
 import {defineTool, type ToolContext} from '../core/tool.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
-import {errorResult, fail, isOutsideWorkspace, protectedDirOf, resolvePath, type FsResult} from './fs/workspace.js';
+import {errorResult, fail, isOutsideWorkspace, resolvePath, type FsResult} from './fs/workspace.js';
+import {protectedDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),

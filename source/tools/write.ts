@@ -5,20 +5,18 @@ import {decodeText, detectStyle, formatBytes, toFileText} from './fs/text.js';
 import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {
   checkFresh,
-  checkWritable,
   commitWrite,
   errorResult,
   fail,
   isOutsideWorkspace,
-  protectedDirOf,
   readExisting,
   resolvePath,
   type AtomicWriteOptions,
   type ExistingFile,
   type ResolvedPath,
   type FsResult,
-  vcsDirOf,
 } from './fs/workspace.js';
+import {checkWritable, protectedDirOf, vcsDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),

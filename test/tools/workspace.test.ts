@@ -1,7 +1,8 @@
 import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {protectedDirOf, resolvePath, specialFileReason, writeAtomic} from '../../source/tools/fs/workspace.js';
+import {protectedDirOf} from '../../source/tools/fs/guards.js';
+import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/fs/workspace.js';
 import {useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();
