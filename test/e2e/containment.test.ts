@@ -1,11 +1,11 @@
 import {spawn} from 'node:child_process';
-import {openSync, closeSync} from 'node:fs';
+import {closeSync, openSync, readdirSync, readFileSync} from 'node:fs';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
 import {sse, type StreamResponse} from '../support/sse.js';
-import {CLI, createSandbox, runNib, type NibResult, type Sandbox} from '../support/nib-process.js';
+import {CLI, createSandbox, runNib, startNib, type NibResult, type Sandbox} from '../support/nib-process.js';
 
 // What nib bounds and cleans up when it runs as a program: stdin, protected paths, processes.
 
@@ -110,5 +110,57 @@ describe('version-control directories', () => {
     expect(result.code).toBe(0);
     expect(toolResults()[1]).toMatch(/^Updated \.git\/config/);
     expect(await readFile(join(sandbox.workspace, '.git', 'config'), 'utf8')).toBe(hostile);
+  });
+});
+
+/** Live processes whose command line contains `needle`, with the nib marker from their environment. */
+function processesWith(needle: string): Array<{pid: number; args: string; marker: string | null}> {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      if (!args.includes(needle)) continue;
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      // A zombie has an empty environ and is dead already.
+      if (environ.length <= 1) continue;
+      const marker = environ.find(line => line.startsWith('NIB_RUN_ID='))?.slice('NIB_RUN_ID='.length) ?? null;
+      found.push({pid: Number(entry), args, marker});
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found;
+}
+
+describe('processes a command started end with nib', () => {
+  test('background jobs (setsid, nohup, a double fork) of a finished command are ended when nib -p exits', async () => {
+    const tag = `${20_000 + Math.floor(Math.random() * 9_000)}`;
+    const command = `setsid sleep ${tag}1 & nohup sleep ${tag}2 >/dev/null 2>&1 & (setsid sh -c 'sleep ${tag}3 & :' &); sleep 0.3; echo started`;
+    try {
+      const result = await nib([sse.toolCall('bash', {command})], 'yolo');
+      expect(result.code).toBe(0);
+      expect(toolResults()[0]).toMatch(/Still running in the background: 3 processes: /);
+      expect(processesWith(`sleep ${tag}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${tag}`)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  test('SIGTERM to nib -p during a command ends the setsid children too', async () => {
+    const tag = `${30_000 + Math.floor(Math.random() * 9_000)}`;
+    server = await startOpenAiServer([sse.toolCall('bash', {command: `setsid sleep ${tag}1 & sleep ${tag}2`}), sse.text('Done.')]);
+    const running = startNib(sandbox, ['-p', 'go', '--base-url', server.url, '--model', 'm', '--approval-mode', 'yolo', '--output-format', 'json']);
+    try {
+      await running.waitForStdout(out => out.includes('"type":"tool-start"'));
+      // The command has started once both sleeps carry nib's marker.
+      for (let i = 0; i < 100 && processesWith(`sleep ${tag}`).length < 2; i += 1) await new Promise(resolve => setTimeout(resolve, 20));
+      expect(processesWith(`sleep ${tag}`).every(p => p.marker !== null)).toBe(true);
+      running.child.kill('SIGTERM');
+      expect((await running.done).code).toBe(143);
+      expect(processesWith(`sleep ${tag}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${tag}`)) process.kill(pid, 'SIGKILL');
+    }
   });
 });

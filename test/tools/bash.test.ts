@@ -98,9 +98,38 @@ describe('bash', () => {
       },
     });
     const result = await bashTool.run({command: `echo ready; sleep ${marker}`}, ctx, controller.signal);
-    expect(result.content).toBe('ready\n\n[Interrupted by the person: the command and every process it started were killed.]');
+    // bash execs the last command of its script, so the sleep is the only process left to end.
+    expect(result.content).toMatch(new RegExp(`^ready\\n\\n\\[Interrupted by the person: ended 1 process: sleep ${marker} \\(pid \\d+\\)\\.\\]$`));
     expect(chunks.join('')).toBe('ready\n');
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('a timeout ends processes that left the group (setsid, nohup, a double fork) and names them', async () => {
+    const root = await tempDir();
+    const marker = `${50_000 + Math.floor(Math.random() * 9_000)}`;
+    const command = `setsid sleep ${marker}1 & nohup sleep ${marker}2 >/dev/null 2>&1 & (setsid sh -c 'sleep ${marker}3 & :' &) ; sleep ${marker}4`;
+    try {
+      const result = await createBashTool({killGraceMs: 500}).run({command, timeout: 1}, contextFor(root), never);
+      expect(result.content).toMatch(/\[Timed out after 1\.0 s: ended [45] processes: /);
+      for (const n of [1, 2, 3, 4]) expect(result.content).toContain(`sleep ${marker}${n} (pid `);
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  test('an abort ends a setsid child too', async () => {
+    const root = await tempDir();
+    const marker = `${40_000 + Math.floor(Math.random() * 9_000)}`;
+    const controller = new AbortController();
+    const ctx = contextFor(root, {onOutput: chunk => chunk.includes('ready') && controller.abort()});
+    try {
+      const result = await bashTool.run({command: `setsid sleep ${marker} & echo ready; wait`}, ctx, controller.signal);
+      expect(result.content).toContain(`sleep ${marker} (pid `);
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   test('an already aborted call does not start the command', async () => {
@@ -159,6 +188,7 @@ describe('bash', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.content).toContain('started\n\n[Exit code 0');
     expect(result.content).toContain('A background process is still running');
+    expect(result.content).toMatch(new RegExp(`Still running in the background: 1 process: sleep ${marker} \\(pid \\d+\\); nib ends them when it exits\\.`));
     // Also proves the process-table check used above can see a live sleep.
     const survivors = processesWith(`sleep ${marker}`);
     expect(survivors).toHaveLength(1);
