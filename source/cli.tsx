@@ -1,6 +1,7 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
+import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
 import {redact} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
@@ -34,6 +35,9 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
+  // Spill files a crashed nib left behind. Not awaited: it runs beside the first request and is
+  // waited for only before exit.
+  startupCleanup = import('./tools/spill-files.js').then(spills => spills.sweepStaleSpills(tmpdir()));
 
   if (config.value.demo) {
     if (!process.stdin.isTTY || !process.stdout.isTTY) return fail('--demo shows the interactive session: run it in a terminal');
@@ -177,9 +181,14 @@ function crash(error: unknown, secrets: readonly string[]): never {
 }
 
 
+let startupCleanup: Promise<unknown> = Promise.resolve();
+
 const secrets = [process.env.OPENAI_API_KEY ?? ''];
 main(process.argv.slice(2), secrets).then(
-  code => process.exit(code),
+  async code => {
+    await startupCleanup.catch(() => undefined);
+    process.exit(code);
+  },
   // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
   (error: unknown) => crash(error, secrets),
 );

@@ -74,7 +74,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       'Run a bash command in the workspace root and get its combined stdout and stderr, exit code and duration.',
       'stdin is closed, so nothing interactive works: pass flags like --yes, avoid editors and pagers.',
       `Timeout ${LIMITS.bashDefaultTimeoutMs / 1000} s by default (max ${LIMITS.bashMaxTimeoutMs / 1000}), after which every process it started is ended (background and setsid ones too).`,
-      `Long output is cut to the first ${formatBytes(LIMITS.bashHeadBytes)} and last ${formatBytes(LIMITS.bashTailBytes)}, with the full output saved to a temp file.`,
+      `Long output is cut to the first ${formatBytes(LIMITS.bashHeadBytes)} and last ${formatBytes(LIMITS.bashTailBytes)}, with the output saved to a temp file (its first ${formatBytes(LIMITS.bashSpillHeadBytes)} and last ${formatBytes(LIMITS.bashSpillTailBytes)}) that is deleted when nib exits.`,
       'Prefer read, grep and list for looking at files.',
     ].join(' '),
     schema,

@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process';
 import {closeSync, openSync, readdirSync, readFileSync} from 'node:fs';
-import {mkdir, readFile, writeFile} from 'node:fs/promises';
+import {mkdir, readdir, readFile, utimes, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
@@ -162,5 +162,22 @@ describe('processes a command started end with nib', () => {
     } finally {
       for (const {pid} of processesWith(`sleep ${tag}`)) process.kill(pid, 'SIGKILL');
     }
+  });
+});
+
+describe('spill files', () => {
+  test('a long output spills to $TMPDIR; the file is gone when nib -p exits, and stale ones of a crashed nib are swept at start', async () => {
+    const tmp = sandbox.env.TMPDIR!;
+    // A spill file of a nib that crashed two days ago (pid 2^22 + 1 is above any pid_max).
+    const stale = 'nib-bash-4194305-0123456789ab.log';
+    await writeFile(join(tmp, stale), 'old output');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    await utimes(join(tmp, stale), twoDaysAgo, twoDaysAgo);
+
+    const result = await nib([sse.toolCall('bash', {command: "head -c 300000 /dev/zero | tr '\\0' 'a'; echo; echo END"})], 'yolo');
+    expect(result.code).toBe(0);
+    const spill = /the full output is in (\S+\.log)/.exec(toolResults()[0]!)?.[1];
+    expect(spill).toMatch(new RegExp(`^${tmp}/nib-bash-\\d+-[0-9a-f]+\\.log$`));
+    expect((await readdir(tmp)).filter(name => name.startsWith('nib-bash-'))).toEqual([]);
   });
 });

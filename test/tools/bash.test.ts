@@ -141,7 +141,7 @@ describe('bash', () => {
     expect(await readdir(root)).toEqual([]);
   });
 
-  test('50 MB of output: a bounded result, tail intact, full output in a temp file, in under 3 s', async () => {
+  test('50 MB of output: a bounded result, tail intact, and a spill file bounded to its first 16 MiB and last 4 MiB, in under 3 s', async () => {
     const root = await tempDir();
     const started = Date.now();
     const tool = createBashTool({spillDir: root});
@@ -154,14 +154,18 @@ describe('bash', () => {
     // Assertions on pieces: a failure must not print 40 KiB of "a".
     expect(result.content.length).toBeLessThan(40 * 1024);
     expect(result.content.startsWith('a'.repeat(8192) + '\n[…')).toBe(true);
-    const marker = /\[… [\d,]+ bytes of output dropped; the full output is in \S+\.log …\]/.exec(result.content)?.[0];
+    const marker = /\[… [\d,]+ bytes of output dropped; the first 16 MiB and last 4 MiB are in \S+\.log …\]/.exec(result.content)?.[0];
     expect(marker).toMatch(/^\[… 49,967,241 bytes of output dropped/);
     expect(result.content.slice(-60)).toMatch(/a\nTHE-END\n\n\[Exit code 0 after \d+\.\d s\.\]$/);
-    const spill = /the full output is in (\S+\.log)/.exec(result.content)![1]!;
+    const spill = /are in (\S+\.log)/.exec(result.content)![1]!;
     expect(path.dirname(spill)).toBe(root);
     const full = await readFile(spill);
-    expect(full.length).toBe(50_000_009);
-    expect(full.subarray(-9).toString()).toBe('\nTHE-END\n');
+    expect(full.length).toBeLessThanOrEqual(16 * 1024 * 1024 + 200);
+    expect(full.subarray(0, 16 * 1024 * 1024).equals(Buffer.alloc(16 * 1024 * 1024, 'a'))).toBe(true);
+    // The last 4 MiB start inside the long line of "a": the tail begins at the next whole line.
+    expect(full.subarray(16 * 1024 * 1024).toString()).toBe(
+      "\n[… 33,222,785 bytes dropped here: nib keeps the first 16 MiB and the last 4 MiB of a command's output …]\nTHE-END\n",
+    );
   });
 
   test('an unwritable spill directory does not hang the call: head and tail, and why nothing was saved', {timeout: 20_000}, async () => {
