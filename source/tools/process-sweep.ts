@@ -111,15 +111,11 @@ export type SweepReport = {ended: MarkedProcess[]; survivors: MarkedProcess[]};
 export async function endMarked(matches: (marker: string) => boolean, graceMs: number): Promise<SweepReport> {
   const ended = new Map<number, MarkedProcess>();
   for (let round = 0; round < 3; round += 1) {
-    const found = findMarked(matches);
+    const found = terminate(matches, ended);
     if (found.length === 0) break;
-    for (const target of found) {
-      ended.set(target.pid, target);
-      send(target.pid, 'SIGTERM');
-    }
-    await waitUntil(() => !found.some(target => isRunning(target.pid)), graceMs);
-    for (const target of found) if (isRunning(target.pid)) send(target.pid, 'SIGKILL');
-    await waitUntil(() => !found.some(target => isRunning(target.pid)), 1_000);
+    await waitUntil(allGone(found), graceMs);
+    killSurvivors(found);
+    await waitUntil(allGone(found), 1_000);
   }
   return report(ended, findMarked(matches));
 }
@@ -128,17 +124,31 @@ export async function endMarked(matches: (marker: string) => boolean, graceMs: n
 export function endMarkedSync(matches: (marker: string) => boolean, graceMs = 300): SweepReport {
   const ended = new Map<number, MarkedProcess>();
   for (let round = 0; round < 3; round += 1) {
-    const found = findMarked(matches);
+    const found = terminate(matches, ended);
     if (found.length === 0) break;
-    for (const target of found) {
-      ended.set(target.pid, target);
-      send(target.pid, 'SIGTERM');
-    }
     const deadline = performance.now() + graceMs;
-    while (found.some(target => isRunning(target.pid)) && performance.now() < deadline) sleepSync(20);
-    for (const target of found) if (isRunning(target.pid)) send(target.pid, 'SIGKILL');
+    while (!allGone(found)() && performance.now() < deadline) sleepSync(20);
+    killSurvivors(found);
   }
   return report(ended, findMarked(matches));
+}
+
+/** One round's start: SIGTERM to every marked process, each noted in `ended`. */
+function terminate(matches: (marker: string) => boolean, ended: Map<number, MarkedProcess>): MarkedProcess[] {
+  const found = findMarked(matches);
+  for (const target of found) {
+    ended.set(target.pid, target);
+    send(target.pid, 'SIGTERM');
+  }
+  return found;
+}
+
+function killSurvivors(found: readonly MarkedProcess[]): void {
+  for (const target of found) if (isRunning(target.pid)) send(target.pid, 'SIGKILL');
+}
+
+function allGone(found: readonly MarkedProcess[]): () => boolean {
+  return () => !found.some(target => isRunning(target.pid));
 }
 
 function report(ended: Map<number, MarkedProcess>, left: MarkedProcess[]): SweepReport {

@@ -10,15 +10,15 @@ import {CLI, createSandbox, runNib, startNib, type NibResult, type Sandbox} from
 // What nib bounds and cleans up when it runs as a program: stdin, protected paths, processes.
 
 let sandbox: Sandbox;
+/** The server of the current test, if it started one; closed with the sandbox. */
 let server: OpenAiServer | undefined;
 
 beforeEach(async () => {
   sandbox = await createSandbox();
 });
 afterEach(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), sandbox.cleanup()]);
   server = undefined;
-  await sandbox.cleanup();
 });
 
 async function nib(turns: StreamResponse[], mode: string): Promise<NibResult> {
