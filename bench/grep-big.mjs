@@ -26,7 +26,7 @@ if (mode) {
       process.exit(0);
     }
     const before = performance.now();
-    const result = await createGrepTool({rgPath}).run({pattern: 'needle'}, {root: dir, session: {reads: new Map()}}, new AbortController().signal);
+    const result = await createGrepTool({rgPath}).run({pattern: 'needle'}, {root: dir, ledger: new Map()}, new AbortController().signal);
     found = result.content.includes('needle is on the last line');
     console.error(`${mode}: bundling took ${Math.round(before - started)} ms (not counted)`);
     const ms = performance.now() - before;
