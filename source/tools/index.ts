@@ -54,6 +54,7 @@ export function createReadLedger(): ReadLedger {
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
+  if (tool.parameters) return {type: 'function', function: {name: tool.name, description: tool.description, parameters: tool.parameters}};
   // `io: 'input'` describes what the model may send (defaults make fields optional), and the
   // `$schema` key is dropped because some OpenAI-compatible servers reject unknown keywords.
   const {$schema: _unused, ...parameters} = z.toJSONSchema(tool.schema, {io: 'input'}) as Record<string, unknown>;
@@ -104,7 +105,7 @@ function describe(value: unknown): string {
 
 /** A minimal valid-looking call built from the schema's required fields, to show the shape. */
 function exampleOf(tool: AnyTool): string {
-  const schema = z.toJSONSchema(tool.schema, {io: 'input'}) as {required?: string[]; properties?: Record<string, {type?: string}>};
+  const schema = (tool.parameters ?? z.toJSONSchema(tool.schema, {io: 'input'})) as {required?: string[]; properties?: Record<string, {type?: string}>};
   const example: Record<string, unknown> = {};
   for (const key of schema.required ?? []) {
     const type = schema.properties?.[key]?.type;
