@@ -44,6 +44,23 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
 }
 
 /**
+ * `base` plus tools that come and go while the session runs (MCP servers connect, fail, restart):
+ * `extra()` is asked on every request and lookup. Plan mode offers none of them unless they are
+ * read tools.
+ */
+export function withExtraTools(base: ToolRegistry, extra: () => readonly AnyTool[]): ToolRegistry {
+  const offered = (mode: ApprovalMode) => extra().filter(tool => mode !== 'plan' || tool.kind === 'read');
+  return {
+    get tools() {
+      return [...base.tools, ...extra()];
+    },
+    get: name => base.get(name) ?? extra().find(tool => tool.name === name),
+    definitions: ({mode}) => [...base.definitions({mode}), ...offered(mode).map(toDefinition)],
+    parseArgs: base.parseArgs,
+  };
+}
+
+/**
  * The registry of the default tools, for callers that do not need their own set. The registry
  * holds no mutable state, so sharing it is safe.
  */

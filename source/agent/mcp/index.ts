@@ -5,3 +5,5 @@ export type {McpHubOptions, McpServerState, McpServerStatus} from './hub.js';
 export {approvedServers, approveServers, fingerprint, trustFilePath} from './trust.js';
 export {MCP_PREFIX, mcpToolName, toNibTool, toParameters} from './tool.js';
 export {toToolResult} from './result.js';
+export {missingServerLines, prepareMcp} from './control.js';
+export type {McpControl} from './control.js';
