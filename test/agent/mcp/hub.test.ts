@@ -4,7 +4,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, test} from 'vitest';
 import {McpHub, type McpServerConfig, type McpServerEntry} from '../../../source/agent/mcp/index.js';
 import {createToolRegistry, defaultTools} from '../../../source/tools/index.js';
-import {createToolSession, type ToolContext} from '../../../source/tools/index.js';
+import {createReadLedger, type ToolContext} from '../../../source/tools/index.js';
 import {startMcpHttpServer, type McpHttpServer} from '../../support/mcp-http-server.js';
 import {everythingEntry, faultEntry, marker, processesWith, silentEntry} from '../../support/mcp-servers.js';
 
@@ -36,7 +36,7 @@ function hubOf(entries: Record<string, McpServerEntry>, options: {connectTimeout
   return hub;
 }
 
-const ctx: ToolContext = {root: process.cwd(), session: createToolSession()};
+const ctx: ToolContext = {root: process.cwd(), ledger: createReadLedger()};
 
 async function call(hub: McpHub, name: string, args: Record<string, unknown> = {}, signal = new AbortController().signal) {
   const tool = hub.tools().find(t => t.name === name);
