@@ -45,7 +45,8 @@ export function formatStatuses(statuses: readonly McpServerStatus[]): string {
       const where = status.source === 'project' ? 'project .mcp.json' : status.source === 'flag' ? '--mcp-config' : 'user config';
       const head = `${icons[status.state]} ${status.name}  ${status.state.replace('-', ' ')}${status.state === 'ready' ? ` · ${status.tools.length} tools` : ''} · ${where}`;
       const lines = [head];
-      if (status.tools.length > 0) lines.push(`    ${status.tools.join(', ')}`);
+      // The model sees mcp__<server>__<tool>; the person reads the tool names under the server.
+      if (status.tools.length > 0) lines.push(`    ${status.tools.map(tool => tool.replace(/^mcp__.+?__/, '')).join(', ')}`);
       if (status.error) lines.push(`    ${status.state === 'not-approved' ? 'waiting: /mcp approve starts the project\'s servers' : `error: ${status.error}`}`);
       for (const collision of status.collisions) lines.push(`    left out: ${collision}`);
       return lines;

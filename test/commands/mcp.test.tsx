@@ -33,7 +33,7 @@ describe('/mcp', () => {
     expect(formatStatuses([ready, failed, waiting])).toBe(
       [
         '● everything  ready · 2 tools · user config',
-        '    mcp__everything__echo, mcp__everything__get-sum',
+        '    echo, get-sum',
         '✗ ghost  failed · --mcp-config',
         '    error: cannot start "ghost": no such command (is it installed and on PATH?)',
         '? repo  not approved · project .mcp.json',

@@ -1,0 +1,63 @@
+import {describe, expect, test} from 'vitest';
+import {sse} from '../support/sse.js';
+import {everythingEntry, marker, processesWith} from '../support/mcp-servers.js';
+import {IDLE, nibPerTest} from './nib-session.js';
+
+// MCP in a real terminal: a project's .mcp.json waits for /mcp approve, then server-everything's
+// echo is approved with y and get-sum denied with a reason; nib exits and leaves no server behind.
+
+const start = nibPerTest();
+
+describe('MCP in the TUI', () => {
+  test('approve the project server, run echo (y), deny get-sum (n + reason), exit with nothing left running', async () => {
+    const mark = marker();
+    const session = await start({
+      script: [
+        sse.toolCall('mcp__everything__echo', {message: 'hello tmux'}),
+        sse.toolCall('mcp__everything__get-sum', {a: 2, b: 3}),
+        sse.text('All done.'),
+      ],
+      files: {'.mcp.json': JSON.stringify({mcpServers: {everything: everythingEntry(mark)}})},
+      width: 120,
+    });
+    const {term, server} = session;
+    await term.waitForText('asks to start MCP servers: everything');
+    expect(await processesWith(mark)).toEqual([]);
+    await term.type('/mcp approve');
+    await term.send('Enter');
+    await term.waitForText('approved for this workspace and starting: everything');
+    // Poll /mcp until the server is ready: the prompt never waits for it.
+    for (let attempt = 0; ; attempt++) {
+      await term.type('/mcp');
+      await term.send('Enter');
+      const screen = await term.waitForText(/● everything {2}ready|… everything {2}connecting/);
+      if (/● everything {2}ready · \d+ tools/.test(screen)) break;
+      if (attempt > 20) throw new Error(`everything never became ready:\n${screen}`);
+      await new Promise(resolve => setTimeout(resolve, 250));
+    }
+    await term.type('echo then add');
+    await term.send('Enter');
+    const prompt = await term.waitForText('Allow mcp__everything__echo?');
+    expect(prompt).toContain('everything · echo');
+    expect(prompt).toContain('"message": "hello tmux"');
+    await term.press('y', async () => server.requests.length >= 2, now => now.includes('Allow mcp__everything__echo?'));
+    await server.waitForRequests(2);
+    expect(server.requests[1]!.body.messages.at(-1)).toMatchObject({role: 'tool', content: 'Echo: hello tmux'});
+
+    await term.waitForText('Allow mcp__everything__get-sum?');
+    await term.press('n', async () => (await term.capture()).includes('Why not?'), now => now.includes('Allow mcp__everything__get-sum?'));
+    await term.type('no arithmetic today');
+    await term.waitForText('no arithmetic today');
+    await term.send('Enter');
+    await server.waitForRequests(3);
+    expect(String(server.requests[2]!.body.messages.at(-1)!.content)).toContain('no arithmetic today');
+    const done = await term.waitForText('All done.');
+    expect(done).toMatch(/everything › echo .*hello tmux/);
+    await term.waitForText(IDLE);
+
+    await term.send('C-d');
+    for (let i = 0; i < 100 && (await term.query('#{pane_dead}')) !== '1'; i++) await new Promise(resolve => setTimeout(resolve, 100));
+    expect(await term.query('#{pane_dead}')).toBe('1');
+    expect(await processesWith(mark)).toEqual([]);
+  }, 90_000);
+});
