@@ -14,7 +14,7 @@ import {Transcript} from './components/Transcript.js';
 import {useExternalEditor} from './hooks/use-external-editor.js';
 import {useHistory} from './hooks/use-history.js';
 import {useRelayout} from './hooks/use-relayout.js';
-import {useMcp} from './hooks/use-mcp.js';
+import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 
@@ -116,6 +116,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             width={width}
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
+            onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
           />
         ) : approval ? (
           <ApprovalPrompt

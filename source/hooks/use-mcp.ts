@@ -4,19 +4,18 @@ import type {UiInput} from '../state/reducer.js';
 
 /**
  * Starts the session's MCP servers after the first frame (an effect runs after Ink has drawn), so
- * a slow server never delays the prompt, and tells the person what needs them: config problems,
- * project servers waiting for approval, a server that fails.
+ * a slow server never delays the prompt. Asks once per workspace about the project's servers, and
+ * tells the person about config problems and a server that fails.
  */
 export function useMcp(mcp: McpControl | undefined, dispatch: (input: UiInput) => void): void {
   useEffect(() => {
     if (!mcp) return;
     const notice = (text: string) => dispatch({type: 'notice', text});
     for (const problem of mcp.problems) notice(`MCP: ${problem}`);
-    const waiting = mcp.awaiting();
-    if (waiting.length > 0) {
-      notice(
-        `This workspace's .mcp.json asks to start MCP servers: ${waiting.join(', ')}. They run code from this repository, so nib waits for you: /mcp approve starts them (remembered for this workspace).`,
-      );
+    const waiting = new Set(mcp.awaiting());
+    if (waiting.size > 0) {
+      const servers = mcp.hub.servers.filter(server => waiting.has(server.name)).map(server => ({name: server.name, runs: describeEntry(server.entry)}));
+      dispatch({type: 'show-overlay', overlay: {kind: 'mcp-approve', servers}});
     }
     const failed = new Set<string>();
     const unsubscribe = mcp.hub.subscribe(() => {
@@ -31,4 +30,22 @@ export function useMcp(mcp: McpControl | undefined, dispatch: (input: UiInput) =
     mcp.start();
     return unsubscribe;
   }, [mcp, dispatch]);
+}
+
+/** y on the project-server question: approve (remembered) and start; n: they wait for /mcp approve. */
+export async function answerMcpApprove(mcp: McpControl | undefined, dispatch: (input: UiInput) => void, yes: boolean): Promise<void> {
+  dispatch({type: 'close-overlay'});
+  if (!mcp) return;
+  if (!yes) {
+    dispatch({type: 'notice', text: `Project MCP servers not started: ${mcp.awaiting().join(', ')}. /mcp approve starts them later.`});
+    return;
+  }
+  const approved = await mcp.approve();
+  dispatch({type: 'notice', text: approved.ok ? `Starting MCP servers: ${approved.value.join(', ')} (approved for this workspace; /mcp shows them)` : approved.error});
+}
+
+/** The command line or URL an entry runs, unexpanded, as the person would review it. */
+function describeEntry(entry: {command?: string; args?: string[]; url?: string; httpUrl?: string}): string {
+  if (entry.command) return [entry.command, ...(entry.args ?? [])].join(' ');
+  return entry.url ?? entry.httpUrl ?? '(no command or URL)';
 }

@@ -4,6 +4,7 @@ import {afterEach, describe, expect, test} from 'vitest';
 import type {McpServerStatus} from '../../source/agent/mcp/hub.js';
 import {formatStatuses, runMcpCommand, type McpCommands} from '../../source/commands/mcp.js';
 import {ApprovalPrompt} from '../../source/components/ApprovalPrompt.js';
+import {McpApprove} from '../../source/components/McpApprove.js';
 import {ToolBadge} from '../../source/components/ToolBadge.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {plain} from '../components/helpers.js';
@@ -83,5 +84,22 @@ describe('MCP in the UI', () => {
     const frame = plain(lastFrame());
     expect(frame).toContain('everything · echo\n  {\n    "message": "hi\\u001b]52;c;evil\\u0007",\n    "n": 2\n  }');
     expect(lastFrame()).not.toContain('\u001b]52');
+  });
+
+  test('the project-server question shows what each server runs; y and n answer it', async () => {
+    const answers: boolean[] = [];
+    const {lastFrame, stdin} = render(
+      <ThemeContext value={createTheme({})}>
+        <McpApprove servers={[{name: 'repo', runs: 'npx -y repo-server \u001b[2Jgone'}]} width={100} onAnswer={yes => answers.push(yes)} />
+      </ThemeContext>,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain('  repo npx -y repo-server');
+    expect(frame).toContain('Start them? y yes, remembered for this workspace · n not now (/mcp approve later)');
+    expect(lastFrame()).not.toContain('\u001b[2J');
+    await new Promise(resolve => setTimeout(resolve, 20));
+    stdin.write('n');
+    stdin.write('y');
+    expect(answers).toEqual([false, true]);
   });
 });

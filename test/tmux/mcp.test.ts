@@ -3,7 +3,7 @@ import {sse} from '../support/sse.js';
 import {everythingEntry, marker, processesWith} from '../support/mcp-servers.js';
 import {IDLE, nibPerTest} from './nib-session.js';
 
-// MCP in a real terminal: a project's .mcp.json waits for /mcp approve, then server-everything's
+// MCP in a real terminal: a project's .mcp.json waits for the person's y, then server-everything's
 // echo is approved with y and get-sum denied with a reason; nib exits and leaves no server behind.
 
 const start = nibPerTest();
@@ -21,11 +21,11 @@ describe('MCP in the TUI', () => {
       width: 120,
     });
     const {term, server} = session;
-    await term.waitForText('asks to start MCP servers: everything');
+    const question = await term.waitForText('Start them?');
+    expect(question).toContain(`everything ${process.execPath}`);
+    expect(question.replace(/\n/g, '')).toContain(mark);
     expect(await processesWith(mark)).toEqual([]);
-    await term.type('/mcp approve');
-    await term.send('Enter');
-    await term.waitForText('approved for this workspace and starting: everything');
+    await term.press('y', async () => (await term.capture()).includes('Starting MCP servers: everything'), now => now.includes('Start them?'));
     // Poll /mcp until the server is ready: the prompt never waits for it.
     for (let attempt = 0; ; attempt++) {
       await term.type('/mcp');
@@ -60,4 +60,25 @@ describe('MCP in the TUI', () => {
     expect(await term.query('#{pane_dead}')).toBe('1');
     expect(await processesWith(mark)).toEqual([]);
   }, 90_000);
+
+  test('n leaves the project server unstarted until /mcp approve', async () => {
+    const mark = marker();
+    const session = await start({
+      script: [sse.text('fine')],
+      files: {'.mcp.json': JSON.stringify({mcpServers: {everything: everythingEntry(mark)}})},
+      width: 120,
+    });
+    const {term} = session;
+    await term.waitForText('Start them?');
+    await term.press('n', async () => (await term.capture()).includes('/mcp approve starts them later'), now => now.includes('Start them?'));
+    await term.type('/mcp');
+    await term.send('Enter');
+    await term.waitForText('? everything  not approved · project .mcp.json');
+    expect(await processesWith(mark)).toEqual([]);
+    await term.type('/mcp approve');
+    await term.send('Enter');
+    await term.waitForText('approved for this workspace and starting: everything');
+    for (let i = 0; i < 100 && (await processesWith(mark)).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 50));
+    expect(await processesWith(mark)).toHaveLength(1);
+  }, 60_000);
 });

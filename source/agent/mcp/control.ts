@@ -73,7 +73,7 @@ export async function prepareMcp(input: {
 export function missingServerLines(statuses: readonly McpServerStatus[]): string[] {
   return statuses.flatMap(status => {
     if (status.state === 'not-approved') {
-      return [`MCP server "${status.name}" (${status.file}) skipped: project servers start only once approved; run nib in this workspace and type /mcp approve`];
+      return [`MCP server "${status.name}" (${status.file}) skipped: project servers start only once approved; run nib in this workspace once and answer y (or type /mcp approve)`];
     }
     if (status.state === 'failed') return [`MCP server "${status.name}" skipped: ${status.error ?? 'failed'}`];
     return status.collisions.map(collision => `MCP server "${status.name}": tool ${collision} left out`);
