@@ -1,6 +1,9 @@
+import {mkdtemp, readFile, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
-import {everythingEntry, marker, processesWith} from '../support/mcp-servers.js';
+import {everythingEntry, faultEntry, marker, processesWith} from '../support/mcp-servers.js';
 import {IDLE, nibPerTest} from './nib-session.js';
 
 // MCP in a real terminal: a project's .mcp.json waits for the person's y, then server-everything's
@@ -80,5 +83,47 @@ describe('MCP in the TUI', () => {
     await term.waitForText('approved for this workspace and starting: everything');
     for (let i = 0; i < 100 && (await processesWith(mark)).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 50));
     expect(await processesWith(mark)).toHaveLength(1);
+  }, 60_000);
+
+  test('Esc cancels a running MCP call: the server hears notifications/cancelled, the model gets an error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'nib-tmux-mcp-'));
+    const log = join(dir, 'fault.log');
+    const logged = async (text: string) => (await readFile(log, 'utf8').catch(() => '')).includes(text);
+    try {
+      const session = await start({
+        script: [sse.toolCall('mcp__fault__hang', {}), sse.text('Stopped.')],
+        // --mcp-config: the person's own servers for this run, so no approval question.
+        files: {'servers.json': JSON.stringify({mcpServers: {fault: faultEntry(marker(), {MCP_FAULT_LOG: log})}})},
+        args: ['--mcp-config', 'servers.json', '--approval-mode', 'yolo'],
+        width: 120,
+      });
+      const {term, server} = session;
+      await term.waitForText(IDLE);
+      for (let attempt = 0; ; attempt++) {
+        await term.type('/mcp');
+        await term.send('Enter');
+        const screen = await term.waitForText(/[●…✗] fault {2}/);
+        if (/● fault {2}ready/.test(screen)) break;
+        if (attempt > 20) throw new Error(`fault never became ready:\n${screen}`);
+        await new Promise(resolve => setTimeout(resolve, 250));
+      }
+      await term.type('wait forever');
+      await term.send('Enter');
+      for (let i = 0; i < 200 && !(await logged('hang started')); i++) await new Promise(resolve => setTimeout(resolve, 25));
+      expect(await logged('hang started')).toBe(true);
+      await term.waitForText('fault › hang');
+      await term.send('Escape');
+      await term.waitForText(IDLE);
+      // An interrupt ends the turn; the next prompt carries the call's result to the model.
+      await term.type('what happened?');
+      await term.send('Enter');
+      await server.waitForRequests(2);
+      const toolMessage = server.requests[1]!.body.messages.find(m => m.role === 'tool');
+      expect(String(toolMessage?.content)).toMatch(/^Interrupted by the user while running\.\nfault · hang: cancelled; the server was asked to stop\./);
+      for (let i = 0; i < 200 && !(await logged('hang cancelled')); i++) await new Promise(resolve => setTimeout(resolve, 25));
+      expect(await logged('hang cancelled')).toBe(true);
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
   }, 60_000);
 });
