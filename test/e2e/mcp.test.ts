@@ -4,7 +4,7 @@ import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {approveServers, loadMcpConfig} from '../../source/agent/mcp/index.js';
 import {startMcpHttpServer, type McpHttpServer} from '../support/mcp-http-server.js';
 import {everythingEntry, faultEntry, marker, processesWith, silentEntry} from '../support/mcp-servers.js';
-import {createSandbox, filesContaining, runNib, TEST_API_KEY, type Sandbox} from '../support/nib-process.js';
+import {createSandbox, filesContaining, runNib, startNib, TEST_API_KEY, type Sandbox} from '../support/nib-process.js';
 import {sse, startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
 
 // MCP through `nib -p`: real servers, the loopback model scripting the calls, and no server
@@ -122,4 +122,19 @@ describe('MCP in print mode', () => {
     expect(toolMessages()).toEqual(['Echo: approved']);
     expect(await processesWith(mark)).toEqual([]);
   }, 60_000);
+
+  test('Ctrl+C while print mode waits for a server ends the wait, the run and the server', async () => {
+    const mark = marker();
+    await userConfig({mcpStartupTimeoutMs: 600_000, mcpServers: {mute: silentEntry(mark)}});
+    model = await startOpenAiServer([sse.text('never asked')]);
+    const nib = startNib(sandbox, nibArgs('yolo'));
+    for (let i = 0; i < 400 && (await processesWith(mark)).length === 0; i++) await new Promise(resolve => setTimeout(resolve, 25));
+    expect(await processesWith(mark)).toHaveLength(1);
+    nib.child.kill('SIGINT');
+    const result = await nib.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('nib: MCP server "mute" skipped: still starting when nib was interrupted');
+    expect(model.requests).toHaveLength(0);
+    expect(await processesWith(mark)).toEqual([]);
+  }, 30_000);
 });

@@ -93,10 +93,14 @@ export class McpHub {
    * Waits until no server is still connecting, or `timeoutMs`; servers still connecting then are
    * stopped and marked failed (print mode goes on without them and says so).
    */
-  async settle(timeoutMs: number): Promise<McpServerStatus[]> {
+  async settle(timeoutMs: number, signal?: AbortSignal): Promise<McpServerStatus[]> {
     const pending = [...this.connections.values()].filter(c => c.state === 'connecting');
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)));
+    // Ctrl+C while waiting ends the wait like the timeout does.
+    const timeout = new Promise<void>(resolve => {
+      timer = setTimeout(resolve, timeoutMs);
+      signal?.addEventListener('abort', () => resolve(), {once: true});
+    });
     await Promise.race([Promise.all(pending.map(c => this.untilSettled(c))), timeout]);
     clearTimeout(timer);
     const late = [...this.connections.values()].filter(c => c.state === 'connecting');
@@ -104,7 +108,8 @@ export class McpHub {
       late.map(async connection => {
         this.connections.delete(connection.name);
         await connection.close();
-        this.notStarted.set(connection.name, {state: 'failed', error: `not ready within ${seconds(timeoutMs)} (mcpStartupTimeoutMs)`});
+        const error = signal?.aborted ? 'still starting when nib was interrupted' : `not ready within ${seconds(timeoutMs)} (mcpStartupTimeoutMs)`;
+        this.notStarted.set(connection.name, {state: 'failed', error});
       }),
     );
     if (late.length > 0) this.changed();

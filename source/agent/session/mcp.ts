@@ -30,9 +30,9 @@ export async function openMcp(config: Config, root: string, env: NodeJS.ProcessE
  * Print mode: starts the servers that may run, waits for them at most `mcpStartupTimeoutMs`, and
  * names on stderr each one it goes on without (not approved, failed, too slow).
  */
-export async function startMcpForPrint(mcp: McpControl, timeoutMs: number, warn: (line: string) => void): Promise<void> {
+export async function startMcpForPrint(mcp: McpControl, timeoutMs: number, warn: (line: string) => void, signal?: AbortSignal): Promise<void> {
   const {missingServerLines} = await import('../mcp/control.js');
   for (const problem of mcp.problems) warn(problem);
   mcp.start();
-  for (const line of missingServerLines(await mcp.hub.settle(timeoutMs))) warn(line);
+  for (const line of missingServerLines(await mcp.hub.settle(timeoutMs, signal))) warn(line);
 }
