@@ -90,14 +90,14 @@ describe('MCP in print mode', () => {
   test('faults at startup: a missing command and a silent server are named on stderr; the run goes on', async () => {
     const mark = marker();
     await userConfig({
-      mcpStartupTimeoutMs: 1500,
+      mcpStartupTimeoutMs: 5000,
       mcpServers: {ghost: {command: 'nib-no-such-mcp-server'}, mute: silentEntry(mark), fault: faultEntry(mark)},
     });
     model = await startOpenAiServer([sse.toolCall('mcp__fault__fail', {}), sse.toolCall('mcp__fault__crash', {}), sse.text('done anyway')]);
     const result = await runNib(sandbox, nibArgs('yolo'));
     expect(result).toMatchObject({code: 0, stdout: 'done anyway'});
     expect(result.stderr).toContain('nib: MCP server "ghost" skipped: cannot start "nib-no-such-mcp-server": no such command (is it installed and on PATH?)');
-    expect(result.stderr).toContain('nib: MCP server "mute" skipped: not ready within 1.5 s (mcpStartupTimeoutMs)');
+    expect(result.stderr).toContain('nib: MCP server "mute" skipped: not ready within 5 s (mcpStartupTimeoutMs)');
     expect(toolMessages()).toEqual(['the widget is broken', expect.stringMatching(/^fault · crash: the server stopped during the call \(the server exited: fault server: crashing on purpose\)/)]);
     expect(await processesWith(mark)).toEqual([]);
   }, 60_000);

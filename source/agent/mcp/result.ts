@@ -1,5 +1,6 @@
 import type {ToolResult} from '../../core/tool.js';
 import {LIMITS} from '../../core/limits.js';
+import {formatBytes} from '../../tools/fs/text.js';
 import {OutputKeeper} from '../../tools/output.js';
 
 /** The parts of an MCP `tools/call` result nib reads; everything else a server sends is ignored. */
@@ -88,10 +89,4 @@ function sameJson(text: string, value: unknown): boolean {
     // Plain prose, not JSON: it cannot be the structured content repeated.
     return false;
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

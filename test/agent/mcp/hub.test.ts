@@ -151,7 +151,7 @@ describe('McpHub', () => {
     const spill = /the full output is in (\S+) …/.exec(result.content)?.[1];
     expect((await readFile(spill!, 'utf8')).length).toBe(5_000_009);
     await rm(spill!);
-    expect(result.detail?.summary).toBe('4.8 MB');
+    expect(result.detail?.summary).toBe('4.8 MiB');
   }, 30_000);
 
   test('a $ref/$defs schema reaches the model whole, and the call works', async () => {
@@ -187,7 +187,7 @@ describe('McpHub', () => {
     const hub = hubOf({fault: faultEntry(marker())});
     await hub.settle(15_000);
     expect((await call(hub, 'mcp__fault__mixed')).content).toBe(
-      ['here you are', '[image: image/png, 2.9 KB]', '[resource file:///notes.txt: text/plain, 5 B]', '{\n  "temperature": 21,\n  "unit": "C"\n}'].join('\n'),
+      ['here you are', '[image: image/png, 2.9 KiB]', '[resource file:///notes.txt: text/plain, 5 B]', '{\n  "temperature": 21,\n  "unit": "C"\n}'].join('\n'),
     );
   }, 30_000);
 });
