@@ -94,6 +94,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   });
   try {
     for (const event of session.value.startEvents()) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
+    const {mcp} = session.value;
+    if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
     const code = await runPrint(config, session.value, prompt, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {

@@ -7,6 +7,7 @@ import type {EditorResult} from '../hooks/editor.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
+import {JsonView} from './JsonView.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {
@@ -178,6 +179,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         />
       ) : preview.command ? (
         <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
+      ) : preview.json !== undefined ? (
+        <JsonView title={preview.title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
           {preview.title}

@@ -32,6 +32,12 @@ export const LIMITS = {
   stdinMaxBytes: 10 * 1024 * 1024,
   /** provider: silence on an open stream before nib gives up. */
   idleTimeoutMs: 120_000,
+  /** MCP: how long print mode waits for servers to start before going on without them. */
+  mcpStartupTimeoutMs: 10_000,
+  /** MCP: longest wait for a server's initialize and tool list (the TUI keeps trying until then). */
+  mcpConnectTimeoutMs: 60_000,
+  /** MCP: a tool call silent for longer counts as hung; the server is stopped and marked failed. */
+  mcpCallTimeoutMs: 600_000,
   /** provider: attempts before the first token (1 + retries). */
   maxAttempts: 5,
 } as const;

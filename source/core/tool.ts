@@ -18,6 +18,8 @@ export type ToolPreview = {
   file?: {path: string; oldText: string | null; newText: string};
   /** For bash: the command and where it runs. */
   command?: {command: string; cwd: string};
+  /** For tools whose arguments are the whole story (MCP): the arguments as formatted JSON. */
+  json?: string;
   /** The text `e` opens in $EDITOR (new file content, or the command). */
   editable?: string;
 };
@@ -74,6 +76,11 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   /** Written for the model. */
   description: string;
   schema: S;
+  /**
+   * The JSON Schema the model is offered, when it does not come from `schema`: an MCP server's
+   * own schema is passed through as written, and `schema` then only checks for an object.
+   */
+  parameters?: Record<string, unknown>;
   /** The argument a badge shows (path, command, pattern). */
   keyArg: (args: z.infer<S>) => string;
   /** Whether the call reaches outside the workspace (decides approval even for reads). */

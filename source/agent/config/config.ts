@@ -3,6 +3,7 @@ import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
+import {McpServersSchema, type McpServerEntry} from '../mcp/config.js';
 import {nibDir} from './xdg.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
@@ -30,6 +31,12 @@ export type Config = {
   configPath: string;
   /** session logs not written for this many days are deleted at start (0 keeps all). */
   sessionRetentionDays: number;
+  /** MCP servers from the user config file (the workspace's .mcp.json is read by the session). */
+  mcpServers: Record<string, McpServerEntry>;
+  /** `--mcp-config FILE`: more servers for this run. */
+  mcpConfig: string | undefined;
+  /** How long print mode waits for MCP servers before going on without the missing ones. */
+  mcpStartupTimeoutMs: number;
   /** the model's context window in tokens (per-model overrides already applied). */
   contextWindow: number;
   /** context fill (0..1) past which nib compacts; null = never automatically. */
@@ -51,6 +58,9 @@ export const ConfigFileSchema = z
     contextWindows: z.record(z.string(), z.int().positive()),
     /** Fill fraction that triggers compaction, or false to turn it off. */
     autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
+    /** MCP servers, in the shape of Claude Code's `.mcp.json`. */
+    mcpServers: McpServersSchema,
+    mcpStartupTimeoutMs: z.int().positive(),
   })
   .partial()
   .strict();
@@ -126,6 +136,9 @@ export async function resolveConfig(input: {
       prompt: flags.prompt,
       configPath,
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
+      mcpServers: file.value.mcpServers ?? {},
+      mcpConfig: flags.mcpConfig,
+      mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
       contextWindow: contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
     },

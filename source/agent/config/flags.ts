@@ -29,6 +29,8 @@ export type Flags = {
   continue: boolean;
   /** `true` = show the picker, a string = that session id. */
   resume?: string | true;
+  /** A file of `{"mcpServers": ...}` added for this run only. */
+  mcpConfig?: string;
   /** The positional words joined: the first prompt, if any. */
   prompt?: string;
 };
@@ -43,6 +45,7 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
   ['--continue', 'resume the latest session in this workspace'],
   ['--resume [ID]', 'resume a session (a picker without ID)'],
+  ['--mcp-config FILE', 'add the MCP servers in FILE ({"mcpServers": ...}) for this run'],
   ['--demo', 'try nib against a bundled local model server, no API key needed'],
   ['-h, --help', 'show this help'],
   ['-v, --version', 'print the version'],
@@ -68,6 +71,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         demo: {type: 'boolean'},
         continue: {type: 'boolean', short: 'c'},
         resume: {type: 'string', short: 'r'},
+        'mcp-config': {type: 'string'},
       },
     });
   } catch (error) {
@@ -109,6 +113,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       demo: values.demo ?? false,
       continue: values.continue ?? false,
       resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
+      mcpConfig: values['mcp-config'],
       prompt: prompt || undefined,
     },
   };
