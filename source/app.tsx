@@ -14,6 +14,7 @@ import {Transcript} from './components/Transcript.js';
 import {useExternalEditor} from './hooks/use-external-editor.js';
 import {useHistory} from './hooks/use-history.js';
 import {useRelayout} from './hooks/use-relayout.js';
+import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 
@@ -41,6 +42,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
   const width = Math.max(20, columns);
   const layout = useRelayout(columns);
   const {state, dispatch, submit: send} = useSession(session);
+  useMcp(session.mcp, dispatch);
   const prompts = useHistory(history, initialHistory);
   const edit = useExternalEditor();
   const [input, setInput] = useState('');
@@ -114,6 +116,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             width={width}
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
+            onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
           />
         ) : approval ? (
           <ApprovalPrompt

@@ -8,6 +8,7 @@ export type CallJudgement = {
   kind: ToolKind;
   mode: ApprovalMode;
   outside: boolean;
+  protectedPath?: boolean;
   alwaysAllowed: boolean;
   canAsk: boolean;
   /** The strongest permission rule that applies (guard/rules.ts), if any. */
@@ -19,15 +20,22 @@ export type CallJudgement = {
 /**
  * Whether a call runs, asks the person, or is refused. Pure: everything it depends on is passed.
  * `canAsk` is false in print mode, where nobody is there to answer, so "ask" becomes "refuse".
+ * `protectedPath`: a write into a version-control directory (`.git/config` can make the next
+ * `git status` run a command). It asks in every mode, "always", allow rules and yolo included;
+ * with nobody to ask it runs only in yolo, where the person said in advance that nothing needs them.
  */
 export function judgeCall(input: CallJudgement): Verdict {
+  // A deny rule is the person's explicit word: no mode, yolo included, overrides it.
+  if (input.rule === 'deny') return 'refuse';
+  if (input.protectedPath && input.kind === 'write' && !input.outside && input.mode !== 'plan') {
+    if (input.canAsk) return 'ask';
+    return input.mode === 'yolo' ? 'run' : 'refuse';
+  }
   const verdict = judge(input);
   return verdict === 'ask' && !input.canAsk ? 'refuse' : verdict;
 }
 
 function judge({kind, mode, outside, alwaysAllowed, rule, sandboxed}: CallJudgement): Verdict {
-  // A deny rule is the person's explicit word: no mode, yolo included, overrides it.
-  if (rule === 'deny') return 'refuse';
   if (mode === 'plan' && kind !== 'read') return 'refuse';
   if (rule === 'ask') return 'ask';
   // Writing outside the workspace is never covered by a mode, a rule or "always"; reading or

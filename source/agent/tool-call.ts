@@ -92,6 +92,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const mode = env.mode();
   // Fail closed: when nib cannot tell where a call reaches, it is treated as outside.
   const outside = await guard(() => tool.isOutside(args, ctx), true);
+  const protectedDir = tool.protectedDir ? await guard(() => tool.protectedDir!(args, ctx), '(unknown)') : null;
   const facts = env.guard ? await env.guard.facts(tool, args) : null;
   const match = facts ? env.guard!.match(facts) : null;
   // The sandbox comes from the guard per call: its probe may still be running when the session opens.
@@ -101,13 +102,14 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     kind: tool.kind,
     mode,
     outside,
+    protectedPath: protectedDir !== null,
     alwaysAllowed: env.alwaysAllowed.has(tool.name),
     canAsk: env.canAsk,
     rule: match?.kind ?? null,
     sandboxed,
   });
   if (verdict === 'refuse') {
-    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, env.canAsk, match)});
+    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, protectedDir, env.canAsk, match)});
     return;
   }
 
@@ -236,7 +238,7 @@ function withNote(result: ToolResult, note: string): ToolResult {
 }
 
 /** What the model is told when a call is refused without asking, so it can change course. */
-function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boolean, match: RuleMatch | null): string {
+function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, protectedDir: string | null, canAsk: boolean, match: RuleMatch | null): string {
   if (match?.kind === 'deny') {
     return `${tool.name} was not run: the person's permission rule deny ${match.rule.text} (${match.rule.source} settings) forbids it. Do not try to get around it; tell the user what you wanted to do.`;
   }
@@ -245,6 +247,9 @@ function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boole
   }
   if (outside) {
     return `${tool.name} was not run: it reaches outside the workspace, and there is nobody to approve that in this non-interactive run.`;
+  }
+  if (protectedDir !== null && tool.kind === 'write') {
+    return `${tool.name} was not run: it writes inside ${protectedDir}/, a version-control directory, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
   }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';

@@ -1,6 +1,7 @@
 import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
 import {permissionCommands} from './permission-commands.js';
+import {runMcpCommand} from './mcp.js';
 import {sessionCommands} from './session-commands.js';
 
 export type {CommandContext, SlashCommand} from './context.js';
@@ -72,6 +73,13 @@ export const slashCommands: readonly SlashCommand[] = [
   },
   ...sessionCommands,
   ...permissionCommands,
+  {
+    name: 'mcp',
+    args: '[restart NAME | approve]',
+    description: 'MCP servers: status, tools, last error; restart one; approve the project\'s',
+    run: async (arg, context) =>
+      note(context, context.session.mcp ? await runMcpCommand(arg, context.session.mcp) : 'no MCP servers configured (add "mcpServers" to the config file or a .mcp.json in the workspace)'),
+  },
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
 

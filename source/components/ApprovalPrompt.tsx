@@ -7,6 +7,7 @@ import type {EditorResult} from '../hooks/editor.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
+import {JsonView} from './JsonView.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {
@@ -174,7 +175,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
 
   // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
   const sandboxLine = request.unsandboxed ? '⚠ it failed in the sandbox; this runs it again outside the sandbox' : request.sandboxed ? 'runs in the sandbox' : null;
-  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (sandboxLine ? 1 : 0) + (message ? 1 : 0);
+  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (preview.protectedDir ? 1 : 0) + (sandboxLine ? 1 : 0) + (message ? 1 : 0);
   const bodyRows = Math.max(3, rows - footerRows);
   const hunk = mode.kind === 'hunks' ? mode.current : undefined;
 
@@ -192,12 +193,15 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         />
       ) : preview.command ? (
         <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
+      ) : preview.json !== undefined ? (
+        <JsonView title={preview.title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
           {preview.title}
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
+      {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
       {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
       <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />

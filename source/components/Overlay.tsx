@@ -1,5 +1,6 @@
 import type {SessionSummary} from '../agent/session/saved.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
+import {McpApprove} from './McpApprove.js';
 import {SessionPicker} from './SessionPicker.js';
 import {UndoConfirm} from './UndoConfirm.js';
 
@@ -12,10 +13,13 @@ export type Props = {
   readonly onPick: (session: SessionSummary | null) => void;
   /** The answer to the undo question. */
   readonly onUndo: (yes: boolean) => void;
+  /** The answer to starting the project's MCP servers. */
+  readonly onMcpApprove: (yes: boolean) => void;
 };
 
 /** What is shown in place of the prompt until the person answers. */
-export function Overlay({overlay, rows, width, onPick, onUndo}: Props) {
+export function Overlay({overlay, rows, width, onPick, onUndo, onMcpApprove}: Props) {
+  if (overlay.kind === 'mcp-approve') return <McpApprove servers={overlay.servers} width={width} onAnswer={onMcpApprove} />;
   if (overlay.kind === 'picker') {
     return (
       <SessionPicker

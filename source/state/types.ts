@@ -98,7 +98,9 @@ export type UiAction =
 /** Something the person must answer before the prompt comes back. */
 export type Overlay =
   | {kind: 'picker'; sessions: readonly SessionSummary[]; cancelLabel: string}
-  | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]};
+  | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]}
+  /** The project's MCP servers waiting for approval in this workspace. */
+  | {kind: 'mcp-approve'; servers: ReadonlyArray<{name: string; runs: string}>};
 
 /** Everything the reducer folds: what the session reports and what the screen does. */
 export type UiInput = SessionEvent | UiAction;

@@ -44,6 +44,23 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
 }
 
 /**
+ * `base` plus tools that come and go while the session runs (MCP servers connect, fail, restart):
+ * `extra()` is asked on every request and lookup. Plan mode offers none of them unless they are
+ * read tools.
+ */
+export function withExtraTools(base: ToolRegistry, extra: () => readonly AnyTool[]): ToolRegistry {
+  const offered = (mode: ApprovalMode) => extra().filter(tool => mode !== 'plan' || tool.kind === 'read');
+  return {
+    get tools() {
+      return [...base.tools, ...extra()];
+    },
+    get: name => base.get(name) ?? extra().find(tool => tool.name === name),
+    definitions: ({mode}) => [...base.definitions({mode}), ...offered(mode).map(toDefinition)],
+    parseArgs: base.parseArgs,
+  };
+}
+
+/**
  * The registry of the default tools, for callers that do not need their own set. The registry
  * holds no mutable state, so sharing it is safe.
  */
@@ -54,6 +71,7 @@ export function createReadLedger(): ReadLedger {
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
+  if (tool.parameters) return {type: 'function', function: {name: tool.name, description: tool.description, parameters: tool.parameters}};
   // `io: 'input'` describes what the model may send (defaults make fields optional), and the
   // `$schema` key is dropped because some OpenAI-compatible servers reject unknown keywords.
   const {$schema: _unused, ...parameters} = z.toJSONSchema(tool.schema, {io: 'input'}) as Record<string, unknown>;
@@ -104,7 +122,7 @@ function describe(value: unknown): string {
 
 /** A minimal valid-looking call built from the schema's required fields, to show the shape. */
 function exampleOf(tool: AnyTool): string {
-  const schema = z.toJSONSchema(tool.schema, {io: 'input'}) as {required?: string[]; properties?: Record<string, {type?: string}>};
+  const schema = (tool.parameters ?? z.toJSONSchema(tool.schema, {io: 'input'})) as {required?: string[]; properties?: Record<string, {type?: string}>};
   const example: Record<string, unknown> = {};
   for (const key of schema.required ?? []) {
     const type = schema.properties?.[key]?.type;

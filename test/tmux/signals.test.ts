@@ -82,3 +82,26 @@ test('SIGTERM during a sandboxed command: the sandbox and everything in it end w
   while (running().length > 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
   expect(running()).toEqual([]);
 });
+
+test('a background job that left the process group (setsid) ends when the TUI exits', async () => {
+  const session = await start({
+    script: [sse.toolCall('bash', {command: 'setsid sleep 300 & echo $! > sleep.pid; echo started'}), sse.text('done')],
+    // Unsandboxed: in the sandbox a background job ends with its command (the pid namespace goes).
+    args: ['--approval-mode', 'yolo', '--sandbox', 'off', 'run it'],
+    shell: '"$@"; echo "nib exited with $?"; exec sleep 60',
+  });
+  const {term} = session;
+  const sleepPid = Number(await session.waitForFile('sleep.pid', text => /^\d+\n$/.test(text)));
+  await term.waitForText('done');
+  // The command finished; its setsid job runs on, outside the group, until nib exits.
+  expect(isAlive(sleepPid)).toBe(true);
+  try {
+    await term.send('C-c');
+    await term.waitForText(/again to exit/i);
+    await term.send('C-c');
+    await term.waitForText('nib exited with 0', {timeoutMs: 10_000});
+    expect(isAlive(sleepPid)).toBe(false);
+  } finally {
+    if (isAlive(sleepPid)) process.kill(sleepPid, 'SIGKILL');
+  }
+});

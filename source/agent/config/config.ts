@@ -2,6 +2,7 @@ import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
+import {McpServersSchema, type McpServerEntry} from '../mcp/config.js';
 import {nibDir} from './xdg.js';
 import {readJsonFile, schemaProblem} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
@@ -32,6 +33,12 @@ export type Config = {
   configPath: string;
   /** session logs not written for this many days are deleted at start (0 keeps all). */
   sessionRetentionDays: number;
+  /** MCP servers from the user config file (the workspace's .mcp.json is read by the session). */
+  mcpServers: Record<string, McpServerEntry>;
+  /** `--mcp-config FILE`: more servers for this run. */
+  mcpConfig: string | undefined;
+  /** How long print mode waits for MCP servers before going on without the missing ones. */
+  mcpStartupTimeoutMs: number;
   /** the model's context window in tokens (per-model overrides already applied). */
   contextWindow: number;
   /** context fill (0..1) past which nib compacts; null = never automatically. */
@@ -64,6 +71,9 @@ export const ConfigFileSchema = z
     sandbox: SandboxSchema,
     permissions: PermissionsSchema,
     hooks: HooksSchema,
+    /** MCP servers, in the shape of Claude Code's `.mcp.json`. */
+    mcpServers: McpServersSchema,
+    mcpStartupTimeoutMs: z.int().positive(),
   })
   .partial()
   .strict();
@@ -125,6 +135,9 @@ export async function resolveConfig(input: {
       prompt: flags.prompt,
       configPath,
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
+      mcpServers: file.value.mcpServers ?? {},
+      mcpConfig: flags.mcpConfig,
+      mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
       contextWindow: contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
       sandbox: sandboxOf(flags, file.value),

@@ -37,6 +37,8 @@ export type Flags = {
   sandbox?: SandboxSetting;
   /** Trust the project's allow rules and hooks for this run. */
   trustProject: boolean;
+  /** A file of `{"mcpServers": ...}` added for this run only. */
+  mcpConfig?: string;
   /** The positional words joined: the first prompt, if any. */
   prompt?: string;
 };
@@ -53,6 +55,7 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--trust-project', "count this project's allow rules and hooks for this run (.nib/settings.json)"],
   ['--continue', 'resume the latest session in this workspace'],
   ['--resume [ID]', 'resume a session (a picker without ID)'],
+  ['--mcp-config FILE', 'add the MCP servers in FILE ({"mcpServers": ...}) for this run'],
   ['--demo', 'try nib against a bundled local model server, no API key needed'],
   ['-h, --help', 'show this help'],
   ['-v, --version', 'print the version'],
@@ -80,6 +83,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         resume: {type: 'string', short: 'r'},
         sandbox: {type: 'string'},
         'trust-project': {type: 'boolean'},
+        'mcp-config': {type: 'string'},
       },
     });
   } catch (error) {
@@ -127,6 +131,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
       sandbox: sandbox as SandboxSetting | undefined,
       trustProject: values['trust-project'] ?? false,
+      mcpConfig: values['mcp-config'],
       prompt: prompt || undefined,
     },
   };

@@ -4,6 +4,7 @@ import type {Decision, TurnEndReason} from '../../core/events.js';
 import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
+import type {McpControl} from '../mcp/control.js';
 import {compactHistory} from '../compact.js';
 import {runAgent, type LoopCompaction, type LoopTools} from '../loop.js';
 import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.js';
@@ -20,6 +21,8 @@ export type AgentSessionInit = {
   /** Starts with the system message. */
   history: Message[];
   tools: LoopTools;
+  /** The MCP servers whose tools are in `tools`; close() ends them. */
+  mcp?: McpControl;
   context: ToolContext;
   mode: ApprovalMode;
   /** Builds the provider for a model; called again by setModel. */
@@ -50,6 +53,7 @@ export class AgentSession {
   readonly tools: LoopTools;
   /** The rules in force, the hooks and the sandbox; /permissions lists and removes rules through it. */
   readonly guard: Guard | undefined;
+  readonly mcp: McpControl | undefined;
   private readonly store: SessionStore;
   private readonly startNotices: string[];
   private readonly messages: Message[];
@@ -71,6 +75,7 @@ export class AgentSession {
     this.root = init.context.root;
     this.messages = init.history;
     this.tools = init.tools;
+    this.mcp = init.mcp;
     this.context = init.context;
     this.connect = init.connect;
     this.provider = init.connect(init.model);
@@ -297,11 +302,10 @@ export class AgentSession {
     return this.store.diffSinceStart();
   }
 
-  /** Ends the running turn and flushes the log. */
+  /** Ends the running turn, flushes the log and ends every MCP server process. */
   async close(): Promise<void> {
     this.interrupt();
-    await this.store.close();
-    await this.guard?.close();
+    await Promise.all([this.store.close(), this.mcp?.close(), this.guard?.close()]);
   }
 
   /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */

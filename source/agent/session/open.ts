@@ -4,9 +4,10 @@ import {readinessProblem, type Config} from '../config/config.js';
 import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
-import {createReadLedger, defaultRegistry} from '../../tools/index.js';
+import {createReadLedger, defaultRegistry, withExtraTools} from '../../tools/index.js';
 import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
+import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
 
 export type OpenSessionOptions = {
@@ -52,10 +53,14 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     tools: defaultRegistry.definitions({mode: 'ask'}).map(d => d.function.name),
     ...(store.instructions.text ? {instructions: store.instructions.text} : {}),
   });
+  // Configured servers are read now and started by the caller: print mode waits for them, the TUI
+  // starts them after its first frame. Their tools join the registry as they become ready.
+  const mcp = await openMcp(config, root.value, env);
   const session = new AgentSession({
     store,
     history: [{type: 'system', content: system}, ...store.history],
-    tools: defaultRegistry,
+    tools: mcp ? withExtraTools(defaultRegistry, () => mcp.hub.tools()) : defaultRegistry,
+    ...(mcp ? {mcp} : {}),
     context: {
       root: root.value,
       ledger: createReadLedger(),
