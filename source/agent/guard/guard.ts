@@ -76,6 +76,11 @@ export class Guard {
     return {ok: true, value: undefined};
   }
 
+  /** /mode, /clear and a resume take back "always" answers: the rules kept for this session go too. */
+  forgetSession(): void {
+    this.rules = this.rules.filter(rule => rule.source !== 'session');
+  }
+
   /**
    * `/permissions` removes a rule: from this session, and from .nib/settings.local.json when it
    * came from there. Rules in the config file or .nib/settings.json are the person's or the

@@ -212,6 +212,7 @@ export class AgentSession {
   setMode(mode: ApprovalMode): void {
     this.currentMode = mode;
     this.grants.clear();
+    this.guard?.forgetSession();
     this.emit({type: 'mode', mode});
     this.emitGrants();
   }
@@ -247,6 +248,7 @@ export class AgentSession {
     return this.exclusive(async () => {
       this.messages.splice(1);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       await this.store.startFresh(this.model);
       this.emit({type: 'cleared'});
@@ -264,6 +266,7 @@ export class AgentSession {
       await this.store.switchTo(loaded.value);
       this.messages.splice(1, this.messages.length, ...loaded.value.history);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       this.emit({type: 'cleared'});
       for (const event of replayEvents(loaded.value)) this.emit(event);

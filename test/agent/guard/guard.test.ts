@@ -75,6 +75,14 @@ describe('Guard rules', () => {
     expect(await g.removeRule(find('write'))).toEqual({ok: false, error: expect.stringContaining('.nib/settings.json; edit it there')});
     expect(g.listRules().map(rule => rule.text)).toEqual(['bash(rm:*)', 'write']);
   });
+
+  test('forgetSession drops only the rules kept for this session', async () => {
+    const g = await guard();
+    await g.remember(['bash(ls)'], 'session');
+    await g.remember(['bash(pwd)'], 'project');
+    g.forgetSession();
+    expect(g.listRules().map(rule => `${rule.text} ${rule.source}`)).toEqual(['bash(rm:*) user', 'bash(pwd) local']);
+  });
 });
 
 describe('trust', () => {
