@@ -21,7 +21,8 @@ import {useWorkspaceSession} from './hooks/use-workspace-session.js';
 import {WorkspaceSession, sessionChoice} from './agent/session/workspace.js';
 import {createHistoryStore, historyPath, type HistoryStore} from './agent/session/prompt-history.js';
 import {useHistory} from './hooks/use-history.js';
-import {useRelayout} from './hooks/use-relayout.js';
+import {useRedraw} from './hooks/use-redraw.js';
+import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {defaultRegistry} from './tools/index.js';
@@ -52,7 +53,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
-  const layout = useRelayout(columns);
+  const {count: redrawn, redraw} = useRedraw();
   // useAgent takes the session's turn hooks, and the session's commands drive the agent: a ref breaks the cycle.
   const agentRef = useRef<Agent | null>(null);
   const sessionUi = useWorkspaceSession({
@@ -98,12 +99,12 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
     (text: string) => {
       setInput('');
       prompts.add(text);
-      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear, exit, tools: defaultRegistry.tools, session: sessionUi.actions};
+      const context = {state, dispatch: agent.dispatch, setMode: agent.setMode, setModel, clear, exit, redraw, tools: defaultRegistry.tools, session: sessionUi.actions};
       void runSlashCommand(text, context, commands).then(isCommand => {
         if (!isCommand) agent.submit(text);
       });
     },
-    [state, agent, setModel, clear, exit, prompts.add, commands, sessionUi.actions],
+    [state, agent, setModel, clear, exit, redraw, prompts.add, commands, sessionUi.actions],
   );
 
   const started = useRef(false);
@@ -150,7 +151,7 @@ export function App({config, setup, history, initialHistory, initialPrompt, cwdL
 
   return (
     <>
-      <Transcript items={state.transcript} epoch={state.epoch} layout={layout} width={width} />
+      <Transcript items={state.transcript} epoch={state.epoch} layout={redrawn} width={width} />
       <Box flexDirection="column" width={width}>
         <LiveTurn live={state.live} now={state.now} width={width} maxRows={budget.live} />
         {sessionUi.overlay ?? (approval ? (
@@ -236,9 +237,12 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.
   // Ink turns it off when it unmounts; Node restores the terminal on any other exit.
   if (stdin.isTTY) stdin.setRawMode(true);
+  const stdout = options.stdout ?? process.stdout;
+  // A resize redraws only the live region; see ResizeSafeStdout for why Ink needs help there.
+  const safeStdout = stdout.isTTY ? new ResizeSafeStdout(stdout, terminalReflows(env)) : undefined;
   const renderOptions = {
     stdin,
-    stdout: options.stdout ?? process.stdout,
+    stdout: (safeStdout as NodeJS.WriteStream | undefined) ?? stdout,
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
@@ -254,6 +258,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       renderOptions,
     );
     await instance.waitUntilExit();
+    safeStdout?.detach();
     return 0;
   }
   // #5: the session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
@@ -346,6 +351,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   } catch {
     return stoppedBy ? exitCodeFor(stoppedBy) : 1;
   } finally {
+    safeStdout?.detach();
     removeStopHandlers();
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);

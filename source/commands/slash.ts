@@ -3,6 +3,7 @@ import type {UiState} from '../state/reducer.js';
 import type {UiAction} from '../state/reducer.js';
 import type {ToolKind} from '../core/tool.js';
 import type {SessionActions} from '../hooks/use-workspace-session.js';
+import {redrawCommand} from './redraw.js';
 
 /** What a slash command may touch. Everything is passed in; commands hold no state. */
 export type CommandContext = {
@@ -17,6 +18,8 @@ export type CommandContext = {
   tools: ReadonlyArray<{name: string; kind: ToolKind; description: string}>;
   /** #5: sessions, undo and compaction (absent when the session could not be opened). */
   session?: SessionActions;
+  /** Clears the screen and scrollback and prints the transcript again (absent outside the TUI). */
+  redraw?: () => void;
 };
 
 export type SlashCommand = {
@@ -96,6 +99,7 @@ export const slashCommands: readonly SlashCommand[] = [
   {name: 'sessions', args: '[delete ID]', description: 'list (or delete) this workspace\'s sessions', run: (arg, context) => withSession(context, s => s.sessions(arg))},
   {name: 'compact', description: 'summarise older turns to free context', run: (_arg, context) => withSession(context, s => s.compact())},
   {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => withSession(context, s => s.init())},
+  redrawCommand,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
 
