@@ -22,7 +22,7 @@ export class TerminalRows {
       else if (text === '\b') this.x = Math.max(0, this.x - 1);
       else if (text === '\t') this.x = (Math.floor(this.x / 8) + 1) * 8;
       else if (!text.startsWith('\u001B') && !/^[\u0000-\u001F\u007F]/.test(text)) {
-        this.x = Math.min(columns, this.x + stringWidth(text));
+        this.x = Math.min(columns, this.x + (printableAscii.test(text) ? text.length : stringWidth(text)));
         this.rows[this.y] = Math.max(this.rows[this.y]!, this.x);
       }
     }
@@ -134,6 +134,8 @@ export class TerminalRows {
 }
 
 const maxRows = 4000;
+// Most of what Ink writes; string-width's grapheme walk is not needed for it.
+const printableAscii = /^[\u0020-\u007E]*$/;
 
 /**
  * One token: a CSI sequence (private-mode prefix, parameters, final byte), an OSC or other string
