@@ -140,7 +140,8 @@ export function nodeVersionProblem(version: string, env: Readonly<Record<string,
       `nib needs Node.js 22 or newer, and \`npm ${env['npm_lifecycle_event']}\` ran it on this machine's ${version}:`,
       "the Node 24 that nib's `npm install` brings (node_modules/.bin/node) is missing, most likely because",
       "npm skipped its install script (npm 12 runs a dependency's install script only when package.json allows it).",
-      "Run `npm rebuild node` in nib's folder to install it, or install Node 22 or newer.",
+      "Run `npm rebuild node` in nib's folder to install it (a clone whose package.json has no \"allowScripts\" needs `git pull` first),",
+      'or install Node 22 or newer.',
     ].join('\n');
   }
   return `nib needs Node.js 22 or newer, and this is ${version}: install Node 22 or newer (nodejs.org, or \`nvm install 24\`), or run nib from a clone with \`npm start --\`, which brings Node 24`;
