@@ -17,8 +17,8 @@ import {TerminalRows} from './terminal-rows.js';
  * Ink draws one frame at the new width before React has re-rendered with it, and components that
  * size themselves from the old width make that frame's lines too wide for the screen; the terminal
  * would wrap them and Ink's next frame, which counts each line as one row, would land one row off.
- * So autowrap is off while Ink writes: a line too wide is cut at the edge for that one frame, and a
- * line is always one row, as Ink assumes.
+ * So a write with a line wider than the screen goes out with autowrap off: the line is cut at the
+ * edge for that one frame, and stays one row, as Ink assumes. Other writes go out as they are.
  *
  * Why a stream and not a patch of Ink: Ink has no render option for this, and its instance (and
  * its resize handler) is not reachable through its public API; `render({stdout})` is. xterm does
@@ -69,9 +69,8 @@ export class ResizeSafeStdout extends EventEmitter {
       data = this.reflowedErase(data, this.narrowing.to);
       this.narrowing = undefined;
     }
-    this.drawn.write(data, this.out.columns);
-    // Escape-only writes (synchronized-output marks, cursor moves) print nothing that could wrap.
-    const framed = isEscapesOnly(data) ? data : autowrapOff + data + autowrapOn;
+    const pastEdge = this.drawn.write(data, this.out.columns);
+    const framed = pastEdge ? autowrapOff + data + autowrapOn : data;
     return (this.out.write as (data: string, ...rest: unknown[]) => boolean)(framed, ...rest);
   }
 
@@ -102,11 +101,6 @@ export class ResizeSafeStdout extends EventEmitter {
 
 const autowrapOff = '\u001B[?7l';
 const autowrapOn = '\u001B[?7h';
-
-function isEscapesOnly(data: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return /^(?:\u001B\[[?\d;]*[ -/]*[@-~])*$/u.test(data);
-}
 
 /** True for writes that only move the cursor and erase (Ink clearing its frame), no text. */
 function isCursorOnly(data: string): boolean {

@@ -12,8 +12,12 @@ export class TerminalRows {
   private y = 0;
   private x = 0;
 
-  /** `columns`: the screen's width now; a row holds no more (autowrap is off while Ink writes). */
-  write(data: string, columns = Number.POSITIVE_INFINITY): void {
+  /**
+   * `columns`: the screen's width now; a row holds no more (the caller turns autowrap off when
+   * text goes past it). True when some text did: it needs autowrap off to stay on its row.
+   */
+  write(data: string, columns = Number.POSITIVE_INFINITY): boolean {
+    let pastEdge = false;
     for (const match of data.matchAll(token)) {
       const [text, csiParams, csiFinal] = [match[0], match[1], match[2]];
       if (csiFinal !== undefined) this.csi(csiParams ?? '', csiFinal);
@@ -22,10 +26,13 @@ export class TerminalRows {
       else if (text === '\b') this.x = Math.max(0, this.x - 1);
       else if (text === '\t') this.x = (Math.floor(this.x / 8) + 1) * 8;
       else if (!text.startsWith('\u001B') && !/^[\u0000-\u001F\u007F]/.test(text)) {
-        this.x = Math.min(columns, this.x + (printableAscii.test(text) ? text.length : stringWidth(text)));
+        const end = this.x + (printableAscii.test(text) ? text.length : stringWidth(text));
+        pastEdge ||= end > columns;
+        this.x = Math.min(columns, end);
         this.rows[this.y] = Math.max(this.rows[this.y]!, this.x);
       }
     }
+    return pastEdge;
   }
 
   /**

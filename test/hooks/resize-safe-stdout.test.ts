@@ -92,11 +92,14 @@ describe('ResizeSafeStdout', () => {
     expect(strip(wider.tty.written)).toBe(`${eraseLines(4)}frame\n`);
   });
 
-  it('turns autowrap off around text only', () => {
+  it('turns autowrap off only around a write with a line wider than the screen', () => {
     const {tty, stdout} = setup(true);
     stdout.write('\u001B[?2026h');
-    stdout.write('hello\n');
-    expect(tty.written).toBe('\u001B[?2026h\u001B[?7lhello\n\u001B[?7h');
+    stdout.write(`${'x'.repeat(120)}\n`);
+    expect(tty.written).toBe(`\u001B[?2026h${'x'.repeat(120)}\n`);
+    tty.written = '';
+    stdout.write(`${'y'.repeat(121)}\n`);
+    expect(tty.written).toBe(`\u001B[?7l${'y'.repeat(121)}\n\u001B[?7h`);
   });
 
   it('reports the real size and stops following resizes once detached', () => {
