@@ -11,7 +11,7 @@ const LINES = 200_000;
 const RUNS = 5;
 const work = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-edit-')));
 try {
-  const {createEditTool, createToolSession, readTool} = (await importSources({tools: 'source/tools/index.ts'})).tools;
+  const {createEditTool, createReadLedger, readTool} = (await importSources({tools: 'source/tools/index.ts'})).tools;
   const edit = createEditTool({maxBytes: 64 * 1024 * 1024});
   const signal = new AbortController().signal;
   const lines = Array.from({length: LINES}, (_, i) => `    const value${i} = compute(${i}, "item ${i}");`);
@@ -31,7 +31,7 @@ try {
     let outcome = '';
     for (let run = 0; run < RUNS; run++) {
       await writeFile(file, original);
-      const ctx = {root: work, session: createToolSession()};
+      const ctx = {root: work, ledger: createReadLedger()};
       await readTool.run({path: 'big.ts'}, ctx, signal);
       let started = performance.now();
       await edit.preview({path: 'big.ts', ...args}, ctx);

@@ -41,7 +41,7 @@ try {
   }
   console.log(`tree: ${n} files generated in ${Math.round(performance.now() - started)} ms`);
 
-  const ctx = {root: tree, session: {reads: new Map()}};
+  const ctx = {root: tree, ledger: new Map()};
   const signal = new AbortController().signal;
   const time = async (tool, args) => {
     const samples = [];

@@ -55,7 +55,7 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
 async function runInteractiveApp(config: Config): Promise<number> {
   // Keys typed while the app loads must not echo, and Ctrl+C must stay a key (runInteractive says more).
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
-  const {runInteractive} = await import('./app.js');
+  const {runInteractive} = await import('./interactive.js');
   return runInteractive(config);
 }
 
@@ -68,30 +68,10 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
         : 'no prompt on stdin; stdout is not a terminal, so nib runs in print mode (nib -p "...")',
     );
   }
-  const [{setupAgent}, {runPrint, EXIT}, sessions] = await Promise.all([
-    import('./agent/session/setup.js'),
-    import('./print/print.js'),
-    import('./agent/session/workspace.js'),
-  ]);
-  // #5: the session log (new, --continue or --resume ID), project instructions, compaction.
   if (config.resume === true) return listForPrintMode(config);
-  const session = await sessions.WorkspaceSession.open({
-    cwd: config.cwd,
-    model: config.model ?? '',
-    apiKey: config.apiKey,
-    choice: sessions.sessionChoice(config),
-    retentionDays: config.sessionRetentionDays,
-    contextWindow: config.contextWindow,
-    autoCompact: config.autoCompact,
-  });
-  for (const notice of session.notices) process.stderr.write(`nib: ${notice}\n`);
-  const setup = await setupAgent(config, {instructions: session.instructions.text});
-  if (!setup.ok) return fail(setup.error);
-  setup.value.history.push(...session.history);
-  setup.value.compaction = session.compaction(setup.value.provider);
-  // Only auto-edit and yolo can change files without a person; those turns get an undo point.
-  const mayChange = config.approvalMode === 'auto-edit' || config.approvalMode === 'yolo';
-  if (mayChange) await session.beforeTurn(config.approvalMode);
+  const [{openSession}, {runPrint, EXIT}] = await Promise.all([import('./agent/session/open.js'), import('./print/print.js')]);
+  const session = await openSession(config, process.env, {canAsk: false});
+  if (!session.ok) return fail(session.error);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);
   // a second one leaves at once. SIGTERM (`timeout`, CI) and SIGHUP (terminal closed) the same.
@@ -102,19 +82,12 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     controller.abort();
   });
   try {
-    const code = await runPrint(
-      config,
-      setup.value,
-      prompt,
-      {stdout: process.stdout, stderr: process.stderr, signal: controller.signal},
-      event => session.observe(event, setup.value.history.length),
-    );
+    for (const event of session.value.startEvents()) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
+    const code = await runPrint(config, session.value, prompt, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();
-    if (mayChange) await session.afterTurn(config.approvalMode);
-    await session.close();
-    for (const notice of session.takeNotices()) process.stderr.write(`nib: ${notice}\n`);
+    await session.value.close();
   }
 }
 
@@ -122,7 +95,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
 async function listForPrintMode(config: Config): Promise<number> {
   const [{listSessions, sessionsDir, dataDir}, {formatSessionList}, {realpath}] = await Promise.all([
     import('./agent/session/log.js'),
-    import('./agent/session/workspace.js'),
+    import('./agent/session/replay.js'),
     import('node:fs/promises'),
   ]);
   const root = await realpath(config.cwd).catch(() => config.cwd);

@@ -4,13 +4,8 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {render} from 'ink-testing-library';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {resolveConfig, parseFlags, type Config} from '../source/agent/config/config.js';
-import {setupAgent} from '../source/agent/session/setup.js';
-import {App} from '../source/app.js';
-import {createTheme, ThemeContext} from '../source/components/theme.js';
-import {MarkdownContext} from '../source/components/Markdown.js';
-import {renderMarkdown} from '../source/components/markdown-render.js';
-import {createHistoryStore} from '../source/agent/session/prompt-history.js';
+import {renderApp} from './support/render-app.js';
+import {createSandbox, openTestSession} from './support/session.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
 import {keys, plain, typist, waitFor} from './components/helpers.js';
@@ -26,9 +21,12 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nib-app-'));
 });
 
+const cleanups: Array<() => Promise<void>> = [];
+
 afterEach(async () => {
   unmount?.();
   unmount = undefined;
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   await server?.close();
   server = undefined;
   await rm(dir, {recursive: true, force: true});
@@ -36,42 +34,26 @@ afterEach(async () => {
 
 async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string} = {}) {
   server = await startOpenAiServer(script);
-  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', options.baseURL ?? server.url, '--cwd', options.cwd ?? dir]);
-  if (!flags.ok) throw new Error(flags.error);
-  const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: join(dir, '.config')}, cwd: dir});
-  if (!config.ok) throw new Error(config.error);
-  const setup = await setupAgent(config.value as Config);
-  if (!setup.ok) throw new Error(setup.error);
+  const sandbox = await createSandbox('nib-app-');
+  cleanups.push(sandbox.remove);
+  const {session} = await openTestSession({...sandbox, root: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
   const historyFile = join(dir, '.state', 'history');
-  const store = createHistoryStore(historyFile);
-  for (const entry of options.history ?? []) await store.append(entry);
-  const initialHistory = await store.load();
-  const app = render(
-    <ThemeContext value={createTheme({})}>
-      <MarkdownContext value={renderMarkdown}>
-        <App
-          config={config.value}
-          setup={setup.value}
-          history={store}
-          initialHistory={initialHistory}
-          cwdLabel="~/project"
-          {...(options.prompt ? {initialPrompt: options.prompt} : {})}
-        />
-      </MarkdownContext>
-    </ThemeContext>,
-  );
-  unmount = app.unmount;
-  const type = typist(app.stdin);
-  const screen = () => plain(app.lastFrame());
+  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {})});
+  unmount = () => {
+    app.unmount();
+    void session.close();
+  };
   // The prompt's key listener attaches after the first frame.
-  await waitFor(() => expect(screen()).toContain('enter send'));
-  return {...app, type, screen, setup: setup.value, historyFile};
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  return {...app, session, historyFile};
 }
 
 test('a prompt streams an answer into the transcript; the status bar counts tokens', async () => {
   const app = await start([sse.text('# Hello\n\nThis is **nib**.\n\n- one\n- two', {usage: {prompt_tokens: 1200, completion_tokens: 30, total_tokens: 1230}})]);
   await app.type('hi there', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('* two'));
+  // The prompt comes back once the session is free (its log flushed), a moment after the answer ends.
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
   const screen = app.screen();
   expect(screen).toContain('› hi there');
   expect(screen).toContain('This is nib.');

@@ -1,88 +1,42 @@
-import {chmod, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile, access} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
-import {join} from 'node:path';
-import {render} from 'ink-testing-library';
+import {access, chmod, readFile, stat, writeFile} from 'node:fs/promises';
+import {dirname, join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {parseFlags, resolveConfig} from '../source/agent/config/config.js';
 import {listSessions} from '../source/agent/session/log.js';
-import {setupAgent} from '../source/agent/session/setup.js';
-import {WorkspaceSession, sessionChoice} from '../source/agent/session/workspace.js';
-import {App} from '../source/app.js';
-import {MarkdownContext} from '../source/components/Markdown.js';
-import {renderMarkdown} from '../source/components/markdown-render.js';
-import {createTheme, ThemeContext} from '../source/components/theme.js';
-import {createHistoryStore} from '../source/agent/session/prompt-history.js';
-import {keys, plain, typist, waitFor} from './components/helpers.js';
+import {keys, waitFor} from './components/helpers.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
+import {renderApp} from './support/render-app.js';
+import {createSandbox, openTestSession, type Sandbox} from './support/session.js';
 import {sse} from './support/sse.js';
 
-let base: string;
+let sandbox: Sandbox;
 let root: string;
-let env: NodeJS.ProcessEnv;
 let server: OpenAiServer | undefined;
 let unmount: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'nib-session-app-')));
-  root = join(base, 'work');
-  await mkdir(root);
-  env = {XDG_CONFIG_HOME: join(base, 'config'), XDG_DATA_HOME: join(base, 'data'), HOME: base};
+  sandbox = await createSandbox('nib-session-app-');
+  root = sandbox.root;
 });
 afterEach(async () => {
   await unmount?.();
   unmount = undefined;
   await server?.close();
   server = undefined;
-  await rm(base, {recursive: true, force: true, maxRetries: 5});
+  await sandbox.remove();
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
-/** The app as runInteractive builds it, with a real WorkspaceSession, against the loopback server. */
+/** The app as runInteractive builds it, with a real session, against the loopback server. */
 async function start(script: Script, argv: string[] = []) {
   server = await startOpenAiServer(script, {validate: true});
-  const flags = parseFlags(['--model', 'nib-test-model', '--base-url', server.url, '--cwd', root, '--approval-mode', 'yolo', ...argv]);
-  if (!flags.ok) throw new Error(flags.error);
-  const config = await resolveConfig({flags: flags.value, env, cwd: root});
-  if (!config.ok) throw new Error(config.error);
-  const session = await WorkspaceSession.open({
-    cwd: root,
-    model: 'nib-test-model',
-    apiKey: undefined,
-    choice: sessionChoice(config.value),
-    retentionDays: 30,
-    contextWindow: 128_000,
-    autoCompact: 0.8,
-    env,
-  });
-  const setup = await setupAgent(config.value);
-  if (!setup.ok) throw new Error(setup.error);
-  setup.value.history.push(...session.history);
-  setup.value.compaction = session.compaction(setup.value.provider);
-  const store = createHistoryStore(join(base, 'state', 'history'));
-  const app = render(
-    <ThemeContext value={createTheme({})}>
-      <MarkdownContext value={renderMarkdown}>
-      <App
-        config={config.value}
-        setup={setup.value}
-        history={store}
-        initialHistory={[]}
-        cwdLabel="~/work"
-        session={session}
-        openPicker={config.value.resume === true}
-      />
-      </MarkdownContext>
-    </ThemeContext>,
-  );
+  const {session} = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo', ...argv]);
+  const app = await renderApp(session, {historyFile: join(sandbox.base, 'state', 'history'), openPicker: argv.includes('--resume')});
   unmount = async () => {
     app.unmount();
     await session.close();
   };
-  const type = typist(app.stdin);
-  const screen = () => plain(app.lastFrame());
-  const everything = () => plain(app.frames.join('\n'));
-  return {...app, type, screen, everything, session, setup: setup.value};
+  return {...app, session};
 }
 
 test('/undo in the app: shows the diff, asks, and restores an edit, a new file and a bash rm', async () => {
@@ -117,7 +71,7 @@ test('/undo in the app: shows the diff, asks, and restores an edit, a new file a
   expect((await stat(join(root, 'tool.sh'))).mode & 0o111).toBe(0o111);
   expect(await exists(join(root, 'new.txt'))).toBe(false);
   // The model is told, through the system message, that its changes are gone.
-  expect(app.setup.history[0]!.content).toMatch(/undid turn 1/);
+  expect(app.session.history[0]!.content).toMatch(/undid turn 1/);
 });
 
 test('--continue re-renders the transcript from the log and the next request carries the history', async () => {
@@ -172,14 +126,14 @@ test('/clear goes on in a new session log; the old one stays whole', async () =>
   await app.type('before clear', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('first answer'));
   await waitFor(() => expect(app.screen()).toContain('enter send'));
-  const before = app.session.log.path;
+  const before = app.session.logPath;
   await app.type('/clear', keys.enter);
-  await waitFor(() => expect(app.session.log.path).not.toBe(before));
+  await waitFor(() => expect(app.session.logPath).not.toBe(before));
   await app.type('after clear', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('second answer'));
   await waitFor(() => expect(app.screen()).toContain('enter send'));
   expect(server!.requests[1]!.body.messages.map(m => m.content).slice(1)).toEqual(['after clear']);
-  const sessions = await listSessions(app.session.dir);
+  const sessions = await listSessions(dirname(app.session.logPath));
   expect(sessions.map(s => s.firstPrompt).sort()).toEqual(['after clear', 'before clear']);
 });
 

@@ -7,7 +7,7 @@ import {unansweredToolCalls, type Message} from '../core/messages.js';
 import type {AssistantTurn, ChatProvider, ToolDefinition} from '../core/chat.js';
 import type {Tool, ToolContext} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
-import {answer, handleCall, INTERRUPTED, type CallEnv} from './tool-call.js';
+import {answer, handleCall, INTERRUPTED, keyArgOf, type CallEnv} from './tool-call.js';
 
 /** The part of the tool registry the loop uses (source/tools/index.ts provides it). */
 export type LoopTools = {
@@ -163,7 +163,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       toolCalls: turn.toolCalls,
     });
     for (const call of turn.toolCalls) {
-      yield {type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments};
+      yield {type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments, keyArg: keyArgOf(tools, call)};
     }
     // One at a time, in order: a later call often depends on an earlier one (read, then edit).
     for (const call of turn.toolCalls) {

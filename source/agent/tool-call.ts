@@ -43,6 +43,14 @@ export function* answer(env: CallEnv, call: ToolCall, answered: ToolResult): Gen
   };
 }
 
+/** The argument a badge or a print-mode line shows; empty when the call names no tool or its arguments do not parse. */
+export function keyArgOf(tools: LoopTools, call: ToolCall): string {
+  const tool = tools.get(call.name);
+  if (!tool) return '';
+  const parsed = tools.parseArgs(tool, call.arguments);
+  return parsed.ok ? tool.keyArg(parsed.value) : '';
+}
+
 /**
  * One tool call: look it up, parse its arguments, judge it, ask when needed, run it, answer it.
  * Every path ends with exactly one answer, so the history stays valid for the next request.
@@ -106,6 +114,8 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
       return;
     }
     decision = answered.value;
+    // Granted before the decision is reported, so whoever hears of it sees the grant in force.
+    if (decision.kind === 'always') env.alwaysAllowed.add(tool.name);
     yield {type: 'approval-decision', id: call.id, decision};
   }
 
@@ -120,7 +130,6 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     });
     return;
   }
-  if (decision.kind === 'always') env.alwaysAllowed.add(tool.name);
   if (decision.kind === 'edit' && !tool.runEdited) {
     yield* answer(env, call, {isError: true, code: 'not-editable', content: `${tool.name} calls cannot be edited.`});
     return;

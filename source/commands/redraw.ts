@@ -1,4 +1,4 @@
-import type {SlashCommand} from './slash.js';
+import {note, type SlashCommand} from './context.js';
 
 /** The transcript at the current width; it costs the scrollback, so the description says so. */
 export const redrawCommand: SlashCommand = {
@@ -6,6 +6,6 @@ export const redrawCommand: SlashCommand = {
   description: "clear the terminal's scrollback (and your shell history in it), then print the conversation again at this width",
   run: (_arg, context) => {
     if (context.redraw) context.redraw();
-    else context.dispatch({type: 'notice', text: '/redraw needs the interactive session'});
+    else note(context, '/redraw needs the interactive session');
   },
 };

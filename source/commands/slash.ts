@@ -1,38 +1,9 @@
-import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from '../core/approval-mode.js';
-import type {UiState} from '../state/reducer.js';
-import type {UiAction} from '../state/reducer.js';
-import type {ToolKind} from '../core/tool.js';
-import type {SessionActions} from '../hooks/use-workspace-session.js';
+import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
+import {note, type CommandContext, type SlashCommand} from './context.js';
 import {redrawCommand} from './redraw.js';
+import {sessionCommands} from './session-commands.js';
 
-/** What a slash command may touch. Everything is passed in; commands hold no state. */
-export type CommandContext = {
-  state: UiState;
-  dispatch: (action: UiAction) => void;
-  setMode: (mode: ApprovalMode) => void;
-  /** Switches the model for the next request. */
-  setModel: (model: string) => void;
-  /** Starts a fresh conversation. */
-  clear: () => void;
-  exit: () => void;
-  tools: ReadonlyArray<{name: string; kind: ToolKind; description: string}>;
-  /** #5: sessions, undo and compaction (absent when the session could not be opened). */
-  session?: SessionActions;
-  /** Clears the screen and scrollback and prints the transcript again (absent outside the TUI). */
-  redraw?: () => void;
-};
-
-export type SlashCommand = {
-  /** Typed after the `/`. */
-  name: string;
-  /** Placeholder for the argument, shown in the completion list (`NAME`). */
-  args?: string;
-  /** One line for the completion list and /help. */
-  description: string;
-  run: (arg: string, context: CommandContext) => void | Promise<void>;
-};
-
-const note = (context: CommandContext, text: string) => context.dispatch({type: 'notice', text});
+export type {CommandContext, SlashCommand} from './context.js';
 
 /** Every slash command. Adding one is adding an entry here. */
 export const slashCommands: readonly SlashCommand[] = [
@@ -50,14 +21,21 @@ export const slashCommands: readonly SlashCommand[] = [
         ].join('\n'),
       ),
   },
-  {name: 'clear', description: 'start a fresh conversation', run: (_arg, context) => context.clear()},
+  {
+    name: 'clear',
+    description: 'start a fresh conversation',
+    run: async (_arg, context) => {
+      const cleared = await context.session.clear();
+      if (!cleared.ok) note(context, cleared.error);
+    },
+  },
   {
     name: 'model',
     args: 'NAME',
     description: 'switch the model',
     run: (arg, context) => {
       if (!arg) return note(context, `model: ${context.state.model}`);
-      context.setModel(arg);
+      context.session.setModel(arg);
       note(context, `model set to ${arg}`);
     },
   },
@@ -68,7 +46,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (arg, context) => {
       if (!arg) return note(context, `mode: ${context.state.mode} (one of ${APPROVAL_MODES.join(', ')})`);
       if (!isApprovalMode(arg)) return note(context, `unknown mode "${arg}": use one of ${APPROVAL_MODES.join(', ')}`);
-      context.setMode(arg);
+      context.session.setMode(arg);
       note(context, `mode set to ${arg}${context.state.alwaysTools.length > 0 ? '; "always" answers cleared' : ''}`);
     },
   },
@@ -78,7 +56,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (_arg, context) =>
       note(
         context,
-        context.tools.map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
+        context.session.describeTools().map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
       ),
   },
   {
@@ -92,20 +70,10 @@ export const slashCommands: readonly SlashCommand[] = [
       );
     },
   },
-  // #5: each delegates to the session (hooks/use-workspace-session.tsx).
-  {name: 'undo', args: '[N]', description: 'restore files to before the last turn (or turn N); shows the diff first', run: (arg, context) => withSession(context, s => s.undo(arg))},
-  {name: 'diff', description: 'everything changed in the workspace in this session', run: (_arg, context) => withSession(context, s => s.diff())},
-  {name: 'resume', args: '[ID]', description: 'continue an earlier session of this workspace', run: (arg, context) => withSession(context, s => s.resume(arg))},
-  {name: 'sessions', args: '[delete ID]', description: 'list (or delete) this workspace\'s sessions', run: (arg, context) => withSession(context, s => s.sessions(arg))},
-  {name: 'compact', description: 'summarise older turns to free context', run: (_arg, context) => withSession(context, s => s.compact())},
-  {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => withSession(context, s => s.init())},
+  ...sessionCommands,
   redrawCommand,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
-
-function withSession(context: CommandContext, run: (session: SessionActions) => void | Promise<void>) {
-  return context.session ? run(context.session) : note(context, 'sessions are not available in this run');
-}
 
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
 export async function runSlashCommand(text: string, context: CommandContext, commands = slashCommands): Promise<boolean> {

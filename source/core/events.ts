@@ -46,7 +46,8 @@ export type AgentEvent =
   | {type: 'retry'; attempt: number; delayMs: number; message: string}
   /** A message was appended to the history (for persistence and resume). */
   | {type: 'message'; message: Message}
-  | {type: 'tool-call'; id: string; name: string; arguments: string}
+  /** `keyArg`: the argument a badge shows (path, command, pattern); absent in logs of older versions. */
+  | {type: 'tool-call'; id: string; name: string; arguments: string; keyArg?: string}
   | {type: 'approval-request'; request: ApprovalRequest; at?: number}
   | {type: 'approval-decision'; id: string; decision: Decision}
   | {type: 'tool-start'; id: string; name: string; at: number}

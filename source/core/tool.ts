@@ -48,7 +48,7 @@ export type ToolContext = {
   /** Absolute, real path of the workspace root. */
   root: string;
   /** Session state shared by the tools (read tracker for the stale-read guard, etc.). */
-  session: ToolSession;
+  ledger: ReadLedger;
   /** Streams output while the tool runs (bash). */
   onOutput?: (chunk: string) => void;
   /**
@@ -60,10 +60,11 @@ export type ToolContext = {
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
 
-export type ToolSession = {
-  /** Files read in this session, by absolute real path. */
-  reads: Map<string, ReadRecord>;
-};
+/**
+ * The files the model has read in this session, by absolute real path, with what they held then:
+ * a write or edit of a file that changed since (or was never read) is refused.
+ */
+export type ReadLedger = Map<string, ReadRecord>;
 
 export type Tool<S extends z.ZodType = z.ZodType> = {
   name: string;

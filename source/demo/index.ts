@@ -22,7 +22,7 @@ export async function createDemoProject(parent = tmpdir()): Promise<string> {
 export async function runDemo(config: Config): Promise<number> {
   const [server, root] = await Promise.all([startDemoServer(), createDemoProject()]);
   try {
-    const {runInteractive} = await import('../app.js');
+    const {runInteractive} = await import('../interactive.js');
     return await runInteractive({
       ...config,
       model: 'nib-demo',

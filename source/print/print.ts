@@ -1,7 +1,6 @@
 import type {Config} from '../agent/config/config.js';
-import type {AgentEvent, TurnEndReason} from '../core/events.js';
-import {runAgent, type LoopTools} from '../agent/loop.js';
-import type {AgentSetup} from '../agent/session/setup.js';
+import type {AgentSession, SessionEvent} from '../agent/session/agent-session.js';
+import type {AgentEvent} from '../core/events.js';
 import {toTerminalText} from '../core/terminal-text.js';
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
@@ -15,24 +14,16 @@ export type PrintIO = {
 export const EXIT = {ok: 0, failed: 1, interrupted: 130} as const;
 
 /**
- * Runs one prompt through the loop and prints it. Returns the exit code: 0 when the model
- * answered, 130 when interrupted, 1 otherwise (provider error, round cap).
- * `onEvent` lets a caller see every event too (a session log, #5).
+ * Runs one prompt through the session and prints what it reports. Returns the exit code: 0 when
+ * the model answered, 130 when interrupted, 1 otherwise (provider error, round cap).
  */
-export async function runPrint(
-  config: Config,
-  setup: AgentSetup,
-  prompt: string,
-  io: PrintIO,
-  onEvent?: (event: AgentEvent) => void | Promise<void>,
-): Promise<number> {
+export async function runPrint(config: Config, session: AgentSession, prompt: string, io: PrintIO): Promise<number> {
   const out = new CoalescingWriter(io.stdout);
   // What the model or a file says reaches a terminal only as text: an escape sequence in it could
   // retitle the window, write the clipboard (OSC 52) or hide lines. A pipe gets the bytes as sent.
   const answer = isTTY(io.stdout) ? toTerminalText : (text: string) => text;
   const stderr = {write: (text: string) => io.stderr.write(toTerminalText(text))};
-  const printer =
-    config.outputFormat === 'json' ? jsonPrinter(out, stderr) : textPrinter(out, stderr, setup.tools, answer);
+  const printer = config.outputFormat === 'json' ? jsonPrinter(out, stderr) : textPrinter(out, stderr, answer);
 
   // A closed stdout (`nib -p ... | head -1`) ends the run quietly instead of crashing on EPIPE.
   const controller = new AbortController();
@@ -43,32 +34,20 @@ export async function runPrint(
     controller.abort();
   });
 
-  let reason: TurnEndReason = 'error';
-  for await (const event of runAgent({
-    provider: setup.provider,
-    tools: setup.tools,
-    context: setup.context,
-    history: setup.history,
-    prompt,
-    mode: () => config.approvalMode,
-    // Never called: with canAsk false every call that would ask is refused with a message.
-    approve: async () => ({kind: 'no', feedback: 'nobody is there to approve it'}),
-    canAsk: false,
-    alwaysAllowed: setup.alwaysAllowed,
-    maxRounds: config.maxRounds,
-    ...(setup.compaction ? {compaction: setup.compaction} : {}),
-    signal,
-  })) {
-    await onEvent?.(event);
+  const unsubscribe = session.subscribe((event: SessionEvent) => {
     // The reader went away (`nib -p … | head -1`): it has what it wanted and nobody interrupted,
-    // so no "interrupted" line and no failure code.
-    if (event.type === 'turn-end' && stdoutClosed && !io.signal.aborted) {
-      reason = 'completed';
-      continue;
-    }
-    printer(event);
-    if (event.type === 'turn-end') reason = event.reason;
+    // so no "interrupted" line.
+    if (event.type === 'turn-end' && stdoutClosed && !io.signal.aborted) return;
+    if (event.type === 'notice') return stderr.write(`nib: ${event.text}\n`);
+    if (isAgentEvent(event)) printer(event);
+  });
+  let reason;
+  try {
+    reason = await session.prompt(prompt, {signal});
+  } finally {
+    unsubscribe();
   }
+  if (stdoutClosed && !io.signal.aborted) reason = 'completed';
   // The answer ends where the model ended it; a terminal still gets its newline for the prompt.
   if (config.outputFormat === 'text' && out.wroteText && !out.endsWithNewline && isTTY(io.stdout)) out.write('\n');
   await out.close();
@@ -77,11 +56,16 @@ export async function runPrint(
   return EXIT.failed;
 }
 
+const sessionOnly = new Set(['notice', 'busy', 'mode', 'model', 'grants', 'cleared', 'context']);
+function isAgentEvent(event: SessionEvent): event is AgentEvent {
+  return !sessionOnly.has(event.type);
+}
+
 type Printer = (event: AgentEvent) => void;
 
 type TextSink = {write: (text: string) => unknown};
 
-function textPrinter(out: CoalescingWriter, stderr: TextSink, tools: LoopTools, answer: (text: string) => string): Printer {
+function textPrinter(out: CoalescingWriter, stderr: TextSink, answer: (text: string) => string): Printer {
   // Text said before a tool round and the answer after it would otherwise run together.
   let needsBreak = false;
   return event => {
@@ -93,7 +77,7 @@ function textPrinter(out: CoalescingWriter, stderr: TextSink, tools: LoopTools, 
         return;
       case 'tool-call':
         needsBreak = true;
-        stderr.write(`→ ${announce(tools, event.name, event.arguments)}\n`);
+        stderr.write(`→ ${`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd()}\n`);
         return;
       case 'tool-result':
         if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);
@@ -154,16 +138,6 @@ function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
         return;
     }
   };
-}
-
-/** `read package.json`: the tool's key argument when the arguments parse, else the raw text. */
-function announce(tools: LoopTools, name: string, raw: string): string {
-  const tool = tools.get(name);
-  if (tool) {
-    const parsed = tools.parseArgs(tool, raw);
-    if (parsed.ok) return `${name} ${firstLine(tool.keyArg(parsed.value))}`.trimEnd();
-  }
-  return `${name} ${firstLine(raw)}`.trimEnd();
 }
 
 /**

@@ -5,100 +5,16 @@
  * The transcript is append-only and an item never changes once it is there, so the screen can
  * print it once (Ink's <Static>). Everything still moving lives in `live`.
  */
-import type {ApprovalRequest, AgentEvent, Decision, Usage} from '../core/events.js';
 import type {ApprovalMode} from '../core/approval-mode.js';
-import type {ToolDetail} from '../core/tool.js';
-import {emptyScan, scanSafePoints, type SplitScan} from './split.js';
-import {nextMode} from '../core/approval-mode.js';
+import type {AgentEvent, Decision, Usage} from '../core/events.js';
 import {terminalSafe, toTerminalText} from '../core/terminal-text.js';
+import {outputTailChars} from './coalesce.js';
+import {emptyScan, scanSafePoints} from './split.js';
+import type {LiveTurn, ToolView, TranscriptItem, UiInput, UiState, UsageTotals} from './types.js';
 
-export type ToolStatus = 'pending' | 'waiting-approval' | 'running' | 'done' | 'failed' | 'denied';
+export type {LiveTurn, Overlay, ToolStatus, ToolView, TranscriptItem, UiAction, UiInput, UiState, UsageTotals} from './types.js';
+export {coalesceDeltas} from './coalesce.js';
 
-/** One tool call as the screen shows it. */
-export type ToolView = {
-  /** The model's tool-call id. */
-  callId: string;
-  name: string;
-  /** The argument a badge shows: path, command, pattern (from the raw JSON arguments). */
-  keyArg: string;
-  status: ToolStatus;
-  /** From tool-start's `at`. */
-  startedAt?: number;
-  /** From tool-result's `at`. */
-  endedAt?: number;
-  /** The tail of streamed output (bash), a few KB at most. */
-  output: string;
-  /** One line: "read 120 lines", "+12 −3", the error message, "denied: reason". */
-  summary?: string;
-  detail?: ToolDetail;
-  /** The person edited the proposal before it ran. */
-  edited?: boolean;
-  /** The person was asked about this call (and so has seen its preview). */
-  wasAsked?: boolean;
-};
-
-/** A finished thing on screen. Ids are stable: `t1`, `t2`, … in order of arrival. */
-export type TranscriptItem =
-  | {kind: 'user'; id: string; text: string}
-  /** One finished markdown block of an answer (an answer is usually several). */
-  | {kind: 'assistant'; id: string; text: string}
-  /** Reasoning folded to one line once the answer starts. */
-  | {kind: 'reasoning'; id: string; durationMs: number | null}
-  | {kind: 'tool'; id: string; tool: ToolView}
-  | {kind: 'notice'; id: string; text: string}
-  | {kind: 'error'; id: string; text: string};
-
-export type LiveTurn = {
-  /** The open markdown block of the streaming answer (finished blocks already moved out). */
-  text: string;
-  /** Incremental scan of `text` for safe cuts (see split.ts). */
-  scan: SplitScan;
-  reasoning: string;
-  reasoningStartedAt: number | null;
-  /** Tool calls of the current round not finished yet, in call order. */
-  tools: ToolView[];
-};
-
-export type UsageTotals = {
-  promptTokens: number;
-  completionTokens: number;
-  /** Prompt tokens of the latest request: how full the context is now. */
-  lastPromptTokens: number;
-};
-
-export type UiState = {
-  transcript: readonly TranscriptItem[];
-  /** Bumped by /clear so the screen can start a fresh <Static>. */
-  epoch: number;
-  nextId: number;
-  live: LiveTurn;
-  /** Approval requests waiting for a key; the screen shows the first. */
-  approvals: readonly ApprovalRequest[];
-  usage: UsageTotals;
-  busy: boolean;
-  /** Prompts typed while busy, sent in order after the turn. */
-  queue: readonly string[];
-  mode: ApprovalMode;
-  model: string;
-  /** Tools the person answered "always" for in this session (revoked by /mode). */
-  alwaysTools: readonly string[];
-  /** The latest time seen in an event or tick (ms since epoch); 0 before any. */
-  now: number;
-};
-
-/** What the screen (not the agent) changes. */
-export type UiAction =
-  | {type: 'tick'; at: number}
-  | {type: 'queue-prompt'; text: string}
-  /** The first queued prompt was sent. */
-  | {type: 'dequeue-prompt'}
-  | {type: 'notice'; text: string}
-  | {type: 'set-mode'; mode: ApprovalMode}
-  | {type: 'cycle-mode'}
-  | {type: 'set-model'; model: string}
-  | {type: 'clear'};
-
-const outputTailChars = 4096;
 
 export function initialState(init: {model: string; mode: ApprovalMode}): UiState {
   return {
@@ -113,18 +29,20 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
     mode: init.mode,
     model: init.model,
     alwaysTools: [],
+    context: {tokens: 0, window: null},
+    overlay: null,
     now: 0,
   };
 }
 
 const emptyLive: LiveTurn = {text: '', scan: emptyScan, reasoning: '', reasoningStartedAt: null, tools: []};
 
-export function reduce(state: UiState, raw: AgentEvent | UiAction): UiState {
+export function reduce(state: UiState, raw: UiInput): UiState {
   const input = displaySafe(raw);
   const s = 'at' in input && typeof input.at === 'number' && input.at > state.now ? {...state, now: input.at} : state;
   switch (input.type) {
     case 'turn-start':
-      return append({...s, busy: true, live: emptyLive}, {kind: 'user', text: input.prompt});
+      return append({...s, live: emptyLive}, {kind: 'user', text: input.prompt});
     case 'request-start':
       return flushText(foldReasoning(s));
     case 'reasoning-delta':
@@ -145,7 +63,7 @@ export function reduce(state: UiState, raw: AgentEvent | UiAction): UiState {
     case 'tool-call':
       return updateLive(flushText(foldReasoning(s)), live => ({
         ...live,
-        tools: [...live.tools, {callId: input.id, name: input.name, keyArg: keyArgOf(input.arguments), status: 'pending', output: ''}],
+        tools: [...live.tools, {callId: input.id, name: input.name, keyArg: firstLine(input.keyArg ?? ''), status: 'pending', output: ''}],
       }));
     case 'approval-request':
       if (s.approvals.some(request => request.id === input.request.id)) return s;
@@ -176,15 +94,24 @@ export function reduce(state: UiState, raw: AgentEvent | UiAction): UiState {
       return {...s, queue: s.queue.slice(1)};
     case 'notice':
       return append(s, {kind: 'notice', text: input.text});
-    case 'set-mode':
-      // Choosing a mode explicitly is the way to take back "always" answers.
-      return {...s, mode: input.mode, alwaysTools: []};
-    case 'cycle-mode':
-      return {...s, mode: nextMode(s.mode)};
-    case 'set-model':
+    case 'busy':
+      return {...s, busy: input.busy};
+    case 'mode':
+      return {...s, mode: input.mode};
+    case 'model':
       return {...s, model: input.model};
-    case 'clear':
-      return {...s, transcript: [], epoch: s.epoch + 1, alwaysTools: []};
+    case 'grants':
+      return {...s, alwaysTools: input.tools};
+    case 'context':
+      return {...s, context: {tokens: input.tokens, window: input.window}};
+    case 'cleared':
+      return {...s, transcript: [], epoch: s.epoch + 1, live: emptyLive, approvals: []};
+    case 'compaction':
+      return append(s, {kind: 'notice', text: compactionNotice(input.reason, input.summarised)});
+    case 'show-overlay':
+      return {...s, overlay: input.overlay};
+    case 'close-overlay':
+      return {...s, overlay: null};
     default:
       return s;
   }
@@ -240,14 +167,8 @@ function withTool(state: UiState, callId: string, update: (tool: ToolView) => To
 }
 
 function decide(state: UiState, callId: string, decision: Decision): UiState {
-  const request = state.approvals.find(candidate => candidate.id === callId);
   const approvals = state.approvals.filter(candidate => candidate.id !== callId);
-  const name = request?.name ?? state.live.tools.find(tool => tool.callId === callId)?.name;
-  const alwaysTools =
-    decision.kind === 'always' && name !== undefined && !state.alwaysTools.includes(name)
-      ? [...state.alwaysTools, name]
-      : state.alwaysTools;
-  return withTool({...state, approvals, alwaysTools}, callId, tool => {
+  return withTool({...state, approvals}, callId, tool => {
     switch (decision.kind) {
       case 'no':
         return {...tool, status: 'denied', summary: decision.feedback ? `denied: ${decision.feedback}` : 'denied'};
@@ -293,7 +214,7 @@ function endTurn(state: UiState, reason: Extract<AgentEvent, {type: 'turn-end'}>
   }
   if (reason === 'aborted') next = append(next, {kind: 'notice', text: 'interrupted'});
   if (reason === 'max-rounds') next = append(next, {kind: 'notice', text: 'stopped: too many tool rounds in one turn'});
-  return {...next, busy: false, approvals: [], live: emptyLive};
+  return {...next, approvals: [], live: emptyLive};
 }
 
 function addUsage(totals: UsageTotals, usage: Usage): UsageTotals {
@@ -302,54 +223,6 @@ function addUsage(totals: UsageTotals, usage: Usage): UsageTotals {
     completionTokens: totals.completionTokens + usage.completionTokens,
     lastPromptTokens: usage.promptTokens,
   };
-}
-
-/**
- * Joins runs of deltas of the same kind into one, so a frame's worth of tokens (thousands when a
- * server sends at full speed) is folded once instead of once per token. Folding the result gives
- * the same text, reasoning and output as folding the inputs; a run of text deltas may be cut into
- * fewer, larger transcript blocks. Reasoning keeps the time of its first delta (when thinking
- * started), text and output the last.
- */
-export function coalesceDeltas(inputs: ReadonlyArray<AgentEvent | UiAction>): Array<AgentEvent | UiAction> {
-  const out: Array<AgentEvent | UiAction> = [];
-  for (const input of inputs) {
-    const last = out.at(-1);
-    if (last?.type === 'text-delta' && input.type === 'text-delta') {
-      out[out.length - 1] = {type: 'text-delta', text: last.text + input.text, ...atOf(input.at ?? last.at)};
-    } else if (last?.type === 'reasoning-delta' && input.type === 'reasoning-delta') {
-      out[out.length - 1] = {type: 'reasoning-delta', text: last.text + input.text, ...atOf(last.at ?? input.at)};
-    } else if (last?.type === 'tool-output' && input.type === 'tool-output' && last.id === input.id) {
-      out[out.length - 1] = {type: 'tool-output', id: input.id, chunk: (last.chunk + input.chunk).slice(-outputTailChars)};
-    } else {
-      out.push(input);
-    }
-  }
-  return out;
-}
-
-function atOf(at: number | undefined): {at?: number} {
-  return at === undefined ? {} : {at};
-}
-
-const keyArgNames = ['path', 'command', 'pattern', 'query', 'url', 'file', 'glob'];
-
-/**
- * The argument worth showing on a badge, from the raw JSON the model sent (which may be
- * malformed: then there is nothing to show, and the tool result will say why).
- */
-export function keyArgOf(argumentsJson: string): string {
-  try {
-    const parsed: unknown = JSON.parse(argumentsJson);
-    if (typeof parsed !== 'object' || parsed === null) return '';
-    const record = parsed as Record<string, unknown>;
-    const name = keyArgNames.find(key => typeof record[key] === 'string');
-    // Parsed from JSON, where an escape sequence travels as \u001b: cleaned after parsing.
-    return name ? firstLine(toTerminalText(record[name] as string)) : '';
-  } catch {
-    // Malformed arguments are the tool's to report; the badge just has no argument.
-    return '';
-  }
 }
 
 function firstLine(text: string): string {
@@ -361,6 +234,11 @@ export function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s` : `${Math.round(ms / 1000)} s`;
 }
 
+function compactionNotice(reason: Extract<AgentEvent, {type: 'compaction'}>['reason'], summarised: number): string {
+  const why = reason === 'overflow' ? 'too long for the model' : reason === 'manual' ? 'compacted on request' : 'nearly full';
+  return `Context ${why}: compacted ${summarised} older messages into a summary (the session log keeps them all).`;
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
@@ -369,7 +247,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
  * through). An approval keeps its proposal exact, since an edit or a hunk choice is built from it
  * and written to disk; the diff and command views clean what they draw.
  */
-function displaySafe(input: AgentEvent | UiAction): AgentEvent | UiAction {
+function displaySafe(input: UiInput): UiInput {
   if (input.type === 'approval-request') {
     const {request} = input;
     return {...input, request: {...request, name: toTerminalText(request.name), preview: {...request.preview, title: toTerminalText(request.preview.title)}}};

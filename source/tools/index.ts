@@ -7,7 +7,7 @@ import {grepTool} from './grep.js';
 import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
-import type {Tool, ToolSession} from '../core/tool.js';
+import type {ReadLedger, Tool} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
@@ -49,8 +49,8 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
  */
 export const defaultRegistry: ToolRegistry = createToolRegistry();
 
-export function createToolSession(): ToolSession {
-  return {reads: new Map()};
+export function createReadLedger(): ReadLedger {
+  return new Map();
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
@@ -130,4 +130,4 @@ export type {LineChanges} from './diff.js';
 export {displayPath, isInside, resolvePath, writeAtomic} from './fs/workspace.js';
 export type {AtomicWriteOptions, ResolvedPath, ToolError} from './fs/workspace.js';
 export {defineTool, isPreview} from '../core/tool.js';
-export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ToolSession} from '../core/tool.js';
+export type {ReadRecord, Tool, ToolContext, ToolDetail, ToolKind, ToolPreview, ToolResult, ReadLedger} from '../core/tool.js';

@@ -88,7 +88,7 @@ async function runRead(args: ReadArgs, ctx: ToolContext, signal: AbortSignal, li
       message: `offset ${first} is past the end of ${resolved.display}, which has ${totalLines} lines.`,
     });
   }
-  recordRead(ctx.session, resolved.real, {size, mtimeMs: opened.value.mtimeMs, hash});
+  recordRead(ctx.ledger, resolved.real, {size, mtimeMs: opened.value.mtimeMs, hash});
   if (totalLines === 0) {
     return {content: `${resolved.display} is empty (0 bytes).`, isError: false, detail: {summary: 'read 0 lines', lines: 0}};
   }

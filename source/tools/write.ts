@@ -55,7 +55,7 @@ export async function planFileWrite(
   if (!existing.ok) return existing;
   let oldText: string | null = null;
   if (existing.value) {
-    const fresh = checkFresh(ctx.session, resolved, existing.value.bytes);
+    const fresh = checkFresh(ctx.ledger, resolved, existing.value.bytes);
     if (!fresh.ok) return fresh;
     const decoded = decodeText(resolved, existing.value.bytes);
     if (!decoded.ok) return decoded;
@@ -88,7 +88,7 @@ export async function commitPlan(
   options: FileToolOptions,
   describe: (changes: string) => string,
 ): Promise<ToolResult> {
-  const committed = await commitWrite(ctx.session, {
+  const committed = await commitWrite(ctx.ledger, {
     resolved: plan.resolved,
     existing: plan.existing,
     bytes: Buffer.from(plan.newText),

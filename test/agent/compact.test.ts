@@ -2,7 +2,7 @@ import {afterEach, describe, expect, test} from 'vitest';
 import {SUMMARY_PREFIX, chooseCut, compactHistory} from '../../source/agent/compact.js';
 import type {AgentEvent} from '../../source/core/events.js';
 import {runAgent} from '../../source/agent/loop.js';
-import {createToolRegistry, createToolSession} from '../../source/tools/index.js';
+import {createToolRegistry, createReadLedger} from '../../source/tools/index.js';
 import {ContextTracker, contextTokens, contextWindowFor, estimateTokens, isContextLengthError, shouldCompact} from '../../source/agent/context.js';
 import {toWire, unansweredToolCalls, type Message} from '../../source/core/messages.js';
 import {createProvider} from '../../source/agent/provider/client.js';
@@ -187,7 +187,7 @@ describe('compaction inside the loop', () => {
     for await (const event of runAgent({
       provider: chat,
       tools: createToolRegistry([]),
-      context: {root: '/', session: createToolSession()},
+      context: {root: '/', ledger: createReadLedger()},
       history,
       prompt: 'and now?',
       mode: () => 'ask',

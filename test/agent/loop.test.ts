@@ -8,7 +8,7 @@ import type {AgentEvent, ApprovalRequest, Decision} from '../../source/core/even
 import {runAgent, type RunAgentOptions} from '../../source/agent/loop.js';
 import type {Message} from '../../source/core/messages.js';
 import {createProvider} from '../../source/agent/provider/client.js';
-import {createToolRegistry, createToolSession, readTool} from '../../source/tools/index.js';
+import {createToolRegistry, createReadLedger, readTool} from '../../source/tools/index.js';
 import {defineTool, type ToolContext} from '../../source/core/tool.js';
 import {startOpenAiServer, type OpenAiServer, type RecordedBody, type Script} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
@@ -112,7 +112,7 @@ async function run(
   const ran: string[] = [];
   const asked: ApprovalRequest[] = [];
   const history: Message[] = options.history ?? [{type: 'system', content: 'test system prompt'}];
-  const context: ToolContext = {root: dir, session: createToolSession()};
+  const context: ToolContext = {root: dir, ledger: createReadLedger()};
   const events: AgentEvent[] = [];
   for await (const event of runAgent({
     provider: createProvider({baseURL: server.url, apiKey: 'test-key', model: 'test-model', idleTimeoutMs: 5000}),
@@ -261,7 +261,7 @@ describe('runAgent', () => {
     for await (const _event of runAgent({
       provider: createProvider({baseURL: server.url, apiKey: 'k', model: 'm'}),
       tools: testTools(ran),
-      context: {root: dir, session: createToolSession()},
+      context: {root: dir, ledger: createReadLedger()},
       history: [{type: 'system', content: 's'}],
       prompt: 'go',
       mode: () => mode,
@@ -418,7 +418,7 @@ describe('runAgent', () => {
     for await (const event of runAgent({
       provider: createProvider({baseURL: server.url, apiKey: 'test-key', model: 'm'}),
       tools: createToolRegistry([racy]),
-      context: {root: dir, session: createToolSession()},
+      context: {root: dir, ledger: createReadLedger()},
       history,
       prompt: 'go',
       mode: () => 'yolo',

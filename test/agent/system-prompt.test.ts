@@ -2,7 +2,7 @@ import {describe, expect, test} from 'vitest';
 import {APPROVAL_MODES} from '../../source/core/approval-mode.js';
 import {resolveConfig} from '../../source/agent/config/config.js';
 import {parseFlags} from '../../source/agent/config/flags.js';
-import {setupAgent} from '../../source/agent/session/setup.js';
+import {createSandbox, openTestSession} from '../support/session.js';
 import {buildSystemPrompt} from '../../source/agent/system-prompt.js';
 
 describe('system prompt', () => {
@@ -25,20 +25,14 @@ describe('system prompt', () => {
     // It used to say "Plan mode is on" for good when started with --approval-mode plan, and list
     // only the read tools, though after a switch to ask the write tools are offered.
     const prompts = new Set<string>();
+    const sandbox = await createSandbox('nib-prompt-');
     for (const mode of APPROVAL_MODES) {
-      const flags = parseFlags(['--approval-mode', mode, '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1']);
-      if (!flags.ok) throw new Error(flags.error);
-      const config = await resolveConfig({
-        flags: flags.value,
-        env: {XDG_CONFIG_HOME: '/nonexistent-nib-config'},
-        cwd: process.cwd(),
-      });
-      if (!config.ok) throw new Error(config.error);
-      const setup = await setupAgent(config.value, {now: () => new Date(0)});
-      if (!setup.ok) throw new Error(setup.error);
-      const system = setup.value.history[0];
+      const {session} = await openTestSession(sandbox, ['--approval-mode', mode, '--base-url', 'http://127.0.0.1:9/v1'], {now: () => new Date(0)});
+      const system = session.history[0];
       prompts.add(system?.type === 'system' ? system.content : '');
+      await session.close();
     }
+    await sandbox.remove();
     expect(prompts.size).toBe(1);
     const [prompt] = [...prompts];
     expect(prompt).toContain('Tools: read, grep, list, write, edit, bash');

@@ -40,7 +40,7 @@ test('every kind of finished item', () => {
     {type: 'turn-start', prompt: 'go', at: 1000},
     {type: 'reasoning-delta', text: 'hmm', at: 1000},
     {type: 'text-delta', text: 'Reading.', at: 5000},
-    {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}'},
+    {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}', keyArg: 'a.ts'},
     {type: 'tool-result', id: 'r', name: 'read', isError: false, content: 'x', detail: {summary: 'read 3 lines'}, at: 5100},
     {type: 'retry', attempt: 1, delayMs: 1000, message: '500 from server'},
     {type: 'error', message: 'connection reset'},
@@ -77,7 +77,7 @@ test('reasoning streams dimmed in the live region, capped to a few lines', () =>
 
 test('tools in flight show under the open text', () => {
   const state = fold([
-    {type: 'tool-call', id: 'b', name: 'bash', arguments: '{"command":"npm test"}'},
+    {type: 'tool-call', id: 'b', name: 'bash', arguments: '{"command":"npm test"}', keyArg: 'npm test'},
     {type: 'tool-start', id: 'b', name: 'bash', at: 1000},
     {type: 'tool-output', id: 'b', chunk: 'PASS a\nPASS b\n'},
   ]);
@@ -88,9 +88,9 @@ test('tools in flight show under the open text', () => {
 test('a write nobody was asked about shows the diff of what was written; an approved one does not repeat it', () => {
   const file = {path: 'a.txt', oldText: 'one\n', newText: 'two\n'};
   const state = fold([
-    {type: 'tool-call', id: 'w1', name: 'write', arguments: '{"path":"a.txt"}'},
+    {type: 'tool-call', id: 'w1', name: 'write', arguments: '{"path":"a.txt"}', keyArg: 'a.txt'},
     {type: 'tool-result', id: 'w1', name: 'write', isError: false, content: 'ok', detail: {summary: '+1 −1', file}, at: 1},
-    {type: 'tool-call', id: 'w2', name: 'write', arguments: '{"path":"a.txt"}'},
+    {type: 'tool-call', id: 'w2', name: 'write', arguments: '{"path":"a.txt"}', keyArg: 'a.txt'},
     {type: 'approval-request', request: {id: 'w2', name: 'write', args: {}, preview: {title: 'write a.txt', outside: false}}},
     {type: 'approval-decision', id: 'w2', decision: {kind: 'yes'}},
     {type: 'tool-result', id: 'w2', name: 'write', isError: false, content: 'ok', detail: {summary: '+1 −1', file}, at: 2},

@@ -1,35 +1,33 @@
 import {PassThrough} from 'node:stream';
 import {afterEach, describe, expect, test} from 'vitest';
-import {resolveConfig} from '../../source/agent/config/config.js';
-import {parseFlags} from '../../source/agent/config/flags.js';
-import {setupAgent} from '../../source/agent/session/setup.js';
 import {runPrint} from '../../source/print/print.js';
 import {toTerminalText} from '../../source/core/terminal-text.js';
 import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
+import {createSandbox, openTestSession, type Sandbox} from '../support/session.js';
 import {sse} from '../support/sse.js';
 
 let server: OpenAiServer | undefined;
+let sandbox: Sandbox | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  await sandbox?.remove();
+  sandbox = undefined;
 });
 
 /** Runs one print-mode turn against the loopback server; stdout may claim to be a terminal. */
 async function print(script: Parameters<typeof startOpenAiServer>[0], stdoutIsTTY: boolean) {
   server = await startOpenAiServer(script);
-  const flags = parseFlags(['-p', 'go', '--model', 'm', '--base-url', server.url]);
-  if (!flags.ok) throw new Error(flags.error);
-  const config = await resolveConfig({flags: flags.value, env: {XDG_CONFIG_HOME: '/nonexistent-nib-config'}, cwd: process.cwd()});
-  if (!config.ok) throw new Error(config.error);
-  const setup = await setupAgent(config.value);
-  if (!setup.ok) throw new Error(setup.error);
+  sandbox = await createSandbox('nib-print-');
+  const {config, session} = await openTestSession(sandbox, ['-p', 'go', '--base-url', server.url], {canAsk: false});
   const stdout = Object.assign(new PassThrough(), {isTTY: stdoutIsTTY});
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', chunk => (out += String(chunk)));
   stderr.on('data', chunk => (err += String(chunk)));
-  const code = await runPrint(config.value, setup.value, 'go', {stdout, stderr, signal: new AbortController().signal});
+  const code = await runPrint(config, session, 'go', {stdout, stderr, signal: new AbortController().signal});
+  await session.close();
   return {code, out, err};
 }
 

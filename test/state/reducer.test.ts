@@ -1,10 +1,10 @@
 import {describe, expect, test} from 'vitest';
 import type {AgentEvent, ApprovalRequest} from '../../source/core/events.js';
-import {coalesceDeltas, initialState, keyArgOf, reduce, type UiAction, type UiState} from '../../source/state/reducer.js';
+import {coalesceDeltas, initialState, reduce, type UiInput, type UiState} from '../../source/state/reducer.js';
 import {splitAtSafePoint} from '../../source/state/split.js';
 
 const start = (): UiState => initialState({model: 'm', mode: 'ask'});
-const fold = (events: Array<AgentEvent | UiAction>, state = start()): UiState => events.reduce(reduce, state);
+const fold = (events: UiInput[], state = start()): UiState => events.reduce(reduce, state);
 const strip = (state: UiState) => state.transcript.map(({id: _id, ...rest}) => rest);
 
 const request = (id: string, name = 'edit'): ApprovalRequest => ({
@@ -44,10 +44,13 @@ describe('splitAtSafePoint', () => {
 });
 
 describe('reduce: one event kind at a time', () => {
-  test('turn-start adds the prompt and sets busy', () => {
-    const state = fold([{type: 'turn-start', prompt: 'fix it', at: 1000}]);
+  test('turn-start adds the prompt; busy follows the session, not the turn', () => {
+    const state = fold([{type: 'busy', busy: true}, {type: 'turn-start', prompt: 'fix it', at: 1000}]);
     expect(strip(state)).toEqual([{kind: 'user', text: 'fix it'}]);
     expect(state.busy).toBe(true);
+    // A turn's end is not the session's: it may still be snapshotting, and a compaction has no turn.
+    expect(fold([{type: 'turn-end', reason: 'completed', at: 2}], state).busy).toBe(true);
+    expect(fold([{type: 'busy', busy: false}], state).busy).toBe(false);
     expect(state.now).toBe(1000);
   });
 
@@ -113,7 +116,7 @@ describe('reduce: one event kind at a time', () => {
   test('tool-call ends the open text and adds a pending tool with its key argument', () => {
     const state = fold([
       {type: 'text-delta', text: 'Let me look.'},
-      {type: 'tool-call', id: 'c1', name: 'read', arguments: '{"path":"src/a.ts"}'},
+      {type: 'tool-call', id: 'c1', name: 'read', arguments: '{"path":"src/a.ts"}', keyArg: 'src/a.ts'},
     ]);
     expect(strip(state)).toEqual([{kind: 'assistant', text: 'Let me look.'}]);
     expect(state.live.text).toBe('');
@@ -123,7 +126,7 @@ describe('reduce: one event kind at a time', () => {
   test('approval-request waits, once, however often it is reported', () => {
     const req = request('c1');
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a.ts"}'},
+      {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a.ts"}', keyArg: 'a.ts'},
       {type: 'approval-request', request: req},
       {type: 'approval-request', request: req},
     ]);
@@ -141,7 +144,6 @@ describe('reduce: one event kind at a time', () => {
     expect(yes.approvals).toEqual([]);
     expect(yes.live.tools[0]!.status).toBe('pending');
     const always = reduce(asked('bash'), {type: 'approval-decision', id: 'c1', decision: {kind: 'always'}});
-    expect(always.alwaysTools).toEqual(['bash']);
     const no = reduce(asked(), {type: 'approval-decision', id: 'c1', decision: {kind: 'no', feedback: 'not that file'}});
     expect(no.live.tools[0]).toMatchObject({status: 'denied', summary: 'denied: not that file'});
     const edit = reduce(asked(), {type: 'approval-decision', id: 'c1', decision: {kind: 'edit', text: 'x'}});
@@ -150,7 +152,7 @@ describe('reduce: one event kind at a time', () => {
 
   test('tool-start runs the tool from the event time', () => {
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"npm test"}'},
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"npm test"}', keyArg: 'npm test'},
       {type: 'tool-start', id: 'c1', name: 'bash', at: 5000},
     ]);
     expect(state.live.tools[0]).toMatchObject({status: 'running', startedAt: 5000, keyArg: 'npm test'});
@@ -158,7 +160,7 @@ describe('reduce: one event kind at a time', () => {
 
   test('tool-output keeps only a tail', () => {
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"yes"}'},
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"yes"}', keyArg: 'yes'},
       {type: 'tool-output', id: 'c1', chunk: 'a'.repeat(10_000)},
       {type: 'tool-output', id: 'c1', chunk: 'END\n'},
     ]);
@@ -169,7 +171,7 @@ describe('reduce: one event kind at a time', () => {
 
   test('tool-result moves the call to the transcript with its summary', () => {
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'read', arguments: '{"path":"a"}'},
+      {type: 'tool-call', id: 'c1', name: 'read', arguments: '{"path":"a"}', keyArg: 'a'},
       {type: 'tool-start', id: 'c1', name: 'read', at: 100},
       {type: 'tool-result', id: 'c1', name: 'read', isError: false, content: '1\tx', detail: {summary: 'read 1 line'}, at: 150},
     ]);
@@ -194,7 +196,7 @@ describe('reduce: one event kind at a time', () => {
 
   test('a failed tool shows the first line of its error', () => {
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a"}'},
+      {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a"}', keyArg: 'a'},
       {type: 'tool-result', id: 'c1', name: 'edit', isError: true, content: 'old text not found\nmore detail', at: 1},
     ]);
     expect(strip(state)[0]).toMatchObject({kind: 'tool', tool: {status: 'failed', summary: 'old text not found'}});
@@ -202,7 +204,7 @@ describe('reduce: one event kind at a time', () => {
 
   test('a denied tool stays denied after its result', () => {
     const state = fold([
-      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"rm -rf /"}'},
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"rm -rf /"}', keyArg: 'rm -rf /'},
       {type: 'approval-request', request: request('c1', 'bash')},
       {type: 'approval-decision', id: 'c1', decision: {kind: 'no'}},
       {type: 'tool-result', id: 'c1', name: 'bash', isError: true, content: 'The person declined.', at: 1},
@@ -226,7 +228,7 @@ describe('reduce: one event kind at a time', () => {
     ]);
   });
 
-  test('turn-end completed flushes the answer and clears busy', () => {
+  test('turn-end completed flushes the answer', () => {
     const state = fold([
       {type: 'turn-start', prompt: 'hi', at: 1},
       {type: 'text-delta', text: 'Hello!'},
@@ -244,7 +246,7 @@ describe('reduce: one event kind at a time', () => {
     const state = fold([
       {type: 'turn-start', prompt: 'go', at: 1},
       {type: 'text-delta', text: 'Working'},
-      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"sleep 9"}'},
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"sleep 9"}', keyArg: 'sleep 9'},
       {type: 'tool-start', id: 'c1', name: 'bash', at: 2},
       {type: 'turn-end', reason: 'aborted', at: 3},
     ]);
@@ -276,35 +278,37 @@ describe('reduce: UI actions', () => {
     expect(state.queue).toEqual(['b']);
   });
 
-  test('modes: cycle, and setting one revokes "always"', () => {
-    const withAlways = fold([
+  test('mode, model, grants and context are what the session last reported', () => {
+    const state = fold([
+      {type: 'mode', mode: 'auto-edit'},
+      {type: 'model', model: 'gpt-x'},
+      {type: 'grants', tools: ['bash']},
+      {type: 'context', tokens: 1200, window: 4096},
+    ]);
+    expect(state).toMatchObject({mode: 'auto-edit', model: 'gpt-x', alwaysTools: ['bash'], context: {tokens: 1200, window: 4096}});
+    // An "always" answer alone changes nothing: the grant is the session's to report.
+    const answered = fold([
       {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}'},
       {type: 'approval-request', request: request('c1', 'bash')},
       {type: 'approval-decision', id: 'c1', decision: {kind: 'always'}},
-      {type: 'cycle-mode'},
     ]);
-    expect(withAlways.mode).toBe('auto-edit');
-    expect(withAlways.alwaysTools).toEqual(['bash']);
-    const reset = reduce(withAlways, {type: 'set-mode', mode: 'ask'});
-    expect(reset).toMatchObject({mode: 'ask', alwaysTools: []});
+    expect(answered.alwaysTools).toEqual([]);
   });
 
-  test('set-model, notice and clear', () => {
-    const state = fold([{type: 'set-model', model: 'gpt-x'}, {type: 'notice', text: 'hello'}]);
-    expect(state.model).toBe('gpt-x');
+  test('notice, cleared, and overlays', () => {
+    const state = fold([{type: 'notice', text: 'hello'}]);
     expect(strip(state)).toEqual([{kind: 'notice', text: 'hello'}]);
-    const cleared = reduce(state, {type: 'clear'});
+    const cleared = reduce(state, {type: 'cleared'});
     expect(cleared.transcript).toEqual([]);
     expect(cleared.epoch).toBe(1);
+    const asked = reduce(cleared, {type: 'show-overlay', overlay: {kind: 'picker', sessions: [], cancelLabel: 'new session'}});
+    expect(asked.overlay?.kind).toBe('picker');
+    expect(reduce(asked, {type: 'close-overlay'}).overlay).toBeNull();
   });
 
-  test('clear takes back "always" answers: they belonged to the conversation that is gone', () => {
-    const state = fold([
-      {type: 'approval-request', request: {id: 'c1', name: 'bash', args: {}, preview: {title: 'bash ls', outside: false}}},
-      {type: 'approval-decision', id: 'c1', decision: {kind: 'always'}},
-    ]);
-    expect(state.alwaysTools).toEqual(['bash']);
-    expect(reduce(state, {type: 'clear'}).alwaysTools).toEqual([]);
+  test('a compaction becomes a notice that says why', () => {
+    const state = fold([{type: 'compaction', reason: 'overflow', summary: 's', summarised: 12, kept: 3, history: []}]);
+    expect(strip(state)).toEqual([{kind: 'notice', text: 'Context too long for the model: compacted 12 older messages into a summary (the session log keeps them all).'}]);
   });
 });
 
@@ -314,11 +318,11 @@ describe('reduce: sequences', () => {
       {type: 'turn-start', prompt: 'fix the bug', at: 1000},
       {type: 'request-start', round: 1, at: 1000},
       {type: 'text-delta', text: 'I will read the file.'},
-      {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}'},
+      {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}', keyArg: 'a.ts'},
       {type: 'tool-start', id: 'r', name: 'read', at: 1100},
       {type: 'tool-result', id: 'r', name: 'read', isError: false, content: '1\tx', detail: {summary: 'read 1 line'}, at: 1110},
       {type: 'request-start', round: 2, at: 1200},
-      {type: 'tool-call', id: 'e', name: 'edit', arguments: '{"path":"a.ts","old":"x","new":"y"}'},
+      {type: 'tool-call', id: 'e', name: 'edit', arguments: '{"path":"a.ts","old":"x","new":"y"}', keyArg: 'a.ts'},
       {type: 'approval-request', request: request('e'), at: 1300},
       {type: 'approval-decision', id: 'e', decision: {kind: 'yes'}},
       {type: 'tool-start', id: 'e', name: 'edit', at: 2000},
@@ -332,7 +336,7 @@ describe('reduce: sequences', () => {
       strip(state).map(item => (item.kind === 'tool' ? `tool ${item.tool.name} ${item.tool.status} ${item.tool.summary}` : item.kind)),
     ).toEqual(['user', 'assistant', 'tool read done read 1 line', 'tool edit done +1 −1', 'assistant', 'assistant']);
     expect(state.transcript.map(item => item.id)).toEqual(['t1', 't2', 't3', 't4', 't5', 't6']);
-    expect(state).toMatchObject({busy: false, approvals: [], live: {text: '', tools: []}});
+    expect(state).toMatchObject({approvals: [], live: {text: '', tools: []}});
   });
 
   test('finished items never change as later events arrive', () => {
@@ -361,11 +365,12 @@ describe('reduce: sequences', () => {
   });
 });
 
-test('keyArgOf picks the argument a person recognises, and survives bad JSON', () => {
-  expect(keyArgOf('{"pattern":"TODO","path":"src"}')).toBe('src');
-  expect(keyArgOf('{"command":"ls\\nrm x"}')).toBe('ls');
-  expect(keyArgOf('{"path": ')).toBe('');
-  expect(keyArgOf('[]')).toBe('');
+test('a badge shows the first line of the key argument the loop named, and nothing when there is none', () => {
+  const start = initialState({model: 'm', mode: 'ask'});
+  const withCall = reduce(start, {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}', keyArg: 'ls\nrm x'});
+  expect(withCall.live.tools[0]!.keyArg).toBe('ls');
+  const old = reduce(start, {type: 'tool-call', id: 'c2', name: 'bash', arguments: '{"command": '});
+  expect(old.live.tools[0]!.keyArg).toBe('');
 });
 
 describe('coalesceDeltas', () => {

@@ -2,7 +2,7 @@ import {mkdtemp, realpath, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach} from 'vitest';
-import {createToolSession} from '../../source/tools/index.js';
+import {createReadLedger} from '../../source/tools/index.js';
 import type {ToolContext} from '../../source/core/tool.js';
 
 /** A fresh real temp directory per test, removed afterwards; its real path is the workspace root. */
@@ -19,7 +19,7 @@ export function useTempDirs(): () => Promise<string> {
 }
 
 export function contextFor(root: string, extra: Partial<ToolContext> = {}): ToolContext {
-  return {root, session: createToolSession(), ...extra};
+  return {root, ledger: createReadLedger(), ...extra};
 }
 
 export const never = new AbortController().signal;

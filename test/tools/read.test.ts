@@ -16,7 +16,7 @@ describe('read', () => {
     expect(result.isError).toBe(false);
     expect(result.content).toBe('     1\talpha\n     2\tbeta\n     3\tgamma');
     expect(result.detail?.summary).toBe('read 3 lines');
-    const record = ctx.session.reads.get(path.join(root, 'a.txt'));
+    const record = ctx.ledger.get(path.join(root, 'a.txt'));
     expect(record?.size).toBe(17);
     expect(record?.hash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -31,7 +31,7 @@ describe('read', () => {
     expect(past.code).toBe('offset-past-end');
     expect(past.content).toContain('10 lines');
     // It showed no line, so the file does not count as read for the stale-read guard.
-    expect(ctx.session.reads.size).toBe(0);
+    expect(ctx.ledger.size).toBe(0);
   });
 
   test('a 10 MB file returns the first page and the note', async () => {

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {createToolRegistry, createToolSession, defaultTools, parseArgs, readTool} from '../../source/tools/index.js';
+import {createToolRegistry, createReadLedger, defaultTools, parseArgs, readTool} from '../../source/tools/index.js';
 
 describe('tool registry', () => {
   test('definitions carry JSON Schema generated from zod, without $schema', () => {
@@ -83,9 +83,9 @@ describe('tool registry', () => {
   });
 
   test('each session has its own read tracker', () => {
-    const a = createToolSession();
-    const b = createToolSession();
-    a.reads.set('/x', {size: 1, mtimeMs: 1, hash: 'h'});
-    expect(b.reads.size).toBe(0);
+    const a = createReadLedger();
+    const b = createReadLedger();
+    a.set('/x', {size: 1, mtimeMs: 1, hash: 'h'});
+    expect(b.size).toBe(0);
   });
 });

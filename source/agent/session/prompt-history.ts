@@ -3,12 +3,12 @@ import {dirname, join} from 'node:path';
 import {nibDir} from '../config/xdg.js';
 
 /** Where prompt history persists: `$XDG_STATE_HOME/nib/history`, or `~/.local/state/nib/history`. */
-export function historyPath(env: NodeJS.ProcessEnv): string {
+export function promptHistoryPath(env: NodeJS.ProcessEnv): string {
   return join(nibDir(env, 'XDG_STATE_HOME'), 'history');
 }
 
 /** Prompt history on disk: one JSON string per line, so multi-line prompts survive. */
-export type HistoryStore = {
+export type PromptHistory = {
   load: () => Promise<string[]>;
   append: (entry: string) => Promise<void>;
 };
@@ -19,7 +19,7 @@ const keptEntries = 500;
  * `redact` masks secrets before an entry is written: a key pasted into a prompt must not land in
  * a file in clear, as it never does in the session log.
  */
-export function createHistoryStore(path: string, redact: (text: string) => string = text => text): HistoryStore {
+export function createPromptHistory(path: string, redact: (text: string) => string = text => text): PromptHistory {
   return {
     async load() {
       try {

@@ -4,7 +4,7 @@ import {mkdir, open, readFile, realpath, rename, stat, unlink} from 'node:fs/pro
 import {homedir} from 'node:os';
 import path from 'node:path';
 import {errorMessage, type Failure, type Result} from '../../core/result.js';
-import type {ReadRecord, ToolResult, ToolSession} from '../../core/tool.js';
+import type {ReadLedger, ReadRecord, ToolResult} from '../../core/tool.js';
 
 /** A failure the model (and a test) can act on: a code from a small set and a sentence. */
 export type ToolError = Failure;
@@ -96,8 +96,8 @@ function hashBytes(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export function recordRead(session: ToolSession, real: string, record: ReadRecord): void {
-  session.reads.set(real, record);
+export function recordRead(ledger: ReadLedger, real: string, record: ReadRecord): void {
+  ledger.set(real, record);
 }
 
 /**
@@ -107,8 +107,8 @@ export function recordRead(session: ToolSession, real: string, record: ReadRecor
  * The hash decides, not the mtime: `touch` or a checkout that restores the same bytes is not a
  * change worth refusing.
  */
-export function checkFresh(session: ToolSession, resolved: ResolvedPath, current: Uint8Array): FsResult<void> {
-  const record = session.reads.get(resolved.real);
+export function checkFresh(ledger: ReadLedger, resolved: ResolvedPath, current: Uint8Array): FsResult<void> {
+  const record = ledger.get(resolved.real);
   if (!record) {
     return fail(
       'not-read',
@@ -204,12 +204,12 @@ export type FileWrite = {
  * The one path every write/edit takes: atomic write keeping the mode, then the session learns the
  * new bytes so the agent can edit again without re-reading its own write.
  */
-export async function commitWrite(session: ToolSession, write: FileWrite): Promise<FsResult<void>> {
+export async function commitWrite(ledger: ReadLedger, write: FileWrite): Promise<FsResult<void>> {
   const options: AtomicWriteOptions = {beforeRename: write.beforeRename};
   if (write.existing) options.mode = write.existing.stats.mode;
   const written = await writeAtomic(write.resolved.real, write.bytes, options);
   if (!written.ok) return written;
-  recordRead(session, write.resolved.real, {size: written.value.size, mtimeMs: written.value.mtimeMs, hash: hashBytes(write.bytes)});
+  recordRead(ledger, write.resolved.real, {size: written.value.size, mtimeMs: written.value.mtimeMs, hash: hashBytes(write.bytes)});
   return {ok: true, value: undefined};
 }
 

@@ -5,7 +5,7 @@ import {afterEach, beforeEach, expect, test} from 'vitest';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {initialState, reduce, type UiState} from '../../../source/state/reducer.js';
 import {SessionLog, loadSession} from '../../../source/agent/session/log.js';
-import {replayEvents} from '../../../source/agent/session/workspace.js';
+import {replayEvents} from '../../../source/agent/session/replay.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -24,7 +24,7 @@ const liveTurn: AgentEvent[] = [
   {type: 'text-delta', text: 'look.'},
   {type: 'usage', usage: {promptTokens: 100, completionTokens: 5, totalTokens: 105}},
   {type: 'message', message: {type: 'assistant-tool-calls', content: 'Let me look.', toolCalls: [{id: 'c1', name: 'edit', arguments: '{"path":"a.md"}'}]}},
-  {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a.md"}'},
+  {type: 'tool-call', id: 'c1', name: 'edit', arguments: '{"path":"a.md"}', keyArg: 'a.md'},
   {type: 'tool-start', id: 'c1', name: 'edit', at: 1002},
   {type: 'tool-result', id: 'c1', name: 'edit', isError: false, content: 'ok', detail: {summary: '+1 −1', file: {path: 'a.md', oldText: 'teh\n', newText: 'the\n'}}, at: 1003},
   {type: 'message', message: {type: 'tool-result', toolCallId: 'c1', content: 'ok'}},
@@ -49,7 +49,7 @@ test('the transcript rebuilt from the log is the one the live session showed', a
     {type: 'turn-start', prompt: 'run it', at: 2000},
     {type: 'message', message: {type: 'user', content: 'run it'}},
     {type: 'message', message: {type: 'assistant-tool-calls', toolCalls: [{id: 'c2', name: 'bash', arguments: '{"command":"make"}'}]}},
-    {type: 'tool-call', id: 'c2', name: 'bash', arguments: '{"command":"make"}'},
+    {type: 'tool-call', id: 'c2', name: 'bash', arguments: '{"command":"make"}', keyArg: 'make'},
     {type: 'tool-start', id: 'c2', name: 'bash', at: 2001},
   ] satisfies AgentEvent[]) await log.observe(event);
   log.recordUndo(2);

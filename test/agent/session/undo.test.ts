@@ -1,70 +1,42 @@
-import {chmod, mkdtemp, readFile, realpath, rm, stat, writeFile, access} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {chmod, readFile, stat, writeFile, access} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import type {AgentEvent} from '../../../source/core/events.js';
-import {runAgent} from '../../../source/agent/loop.js';
-import type {Message} from '../../../source/core/messages.js';
-import {createProvider} from '../../../source/agent/provider/client.js';
+import type {AgentSession} from '../../../source/agent/session/agent-session.js';
 import {loadSession} from '../../../source/agent/session/log.js';
-import {WorkspaceSession} from '../../../source/agent/session/workspace.js';
-import {createToolSession, defaultRegistry} from '../../../source/tools/index.js';
+import type {AgentEvent} from '../../../source/core/events.js';
 import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';
+import {createSandbox, openTestSession, type Sandbox} from '../../support/session.js';
 import {sse} from '../../support/sse.js';
 
-let base: string;
+let sandbox: Sandbox;
 let root: string;
-let env: NodeJS.ProcessEnv;
 let server: OpenAiServer | undefined;
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), 'nib-undo-')));
-  root = join(base, 'work');
-  await import('node:fs/promises').then(fs => fs.mkdir(root));
-  env = {XDG_DATA_HOME: join(base, 'data'), XDG_CONFIG_HOME: join(base, 'config'), HOME: base};
+  sandbox = await createSandbox('nib-undo-');
+  root = sandbox.root;
 });
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await rm(base, {recursive: true, force: true, maxRetries: 5});
+  await sandbox.remove();
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
 async function openSession() {
-  return WorkspaceSession.open({
-    cwd: root,
-    model: 'nib-test-model',
-    apiKey: 'sk-test-undo-key',
-    choice: {kind: 'new'},
-    retentionDays: 30,
-    contextWindow: 128_000,
-    autoCompact: 0.8,
-    env,
-  });
+  const {session} = await openTestSession(sandbox, ['--base-url', server!.url, '--approval-mode', 'yolo']);
+  return session;
 }
 
-/** One user turn through the real loop and tools, recorded by the session as the app does it. */
-async function turn(session: WorkspaceSession, history: Message[], prompt: string) {
-  const provider = createProvider({baseURL: server!.url, apiKey: 'sk-test-undo-key', model: 'nib-test-model', maxAttempts: 1});
-  await session.beforeTurn('yolo');
+/** One user turn through the session, as the TUI drives it; waits for the turn's closing snapshot. */
+async function turn(session: AgentSession, prompt: string) {
   const events: AgentEvent[] = [];
-  for await (const event of runAgent({
-    provider,
-    tools: defaultRegistry,
-    context: {root, session: createToolSession()},
-    history,
-    prompt,
-    mode: () => 'yolo',
-    approve: async () => ({kind: 'yes'}),
-    canAsk: false,
-    alwaysAllowed: new Set(),
-    compaction: session.compaction(provider),
-    signal: new AbortController().signal,
-  })) {
-    events.push(event);
-    await session.observe(event, history.length);
-  }
-  await session.afterTurn('yolo');
+  const unsubscribe = session.subscribe(event => {
+    if (event.type === 'tool-result') events.push(event);
+  });
+  await session.prompt(prompt);
+  unsubscribe();
+  await session.diff(); // waits for the snapshots queued by the turn
   return events;
 }
 
@@ -86,8 +58,7 @@ test('/undo after a turn that edited a file, created one and rm-ed a third with 
     sse.text('Done.'),
   ]);
   const session = await openSession();
-  const history: Message[] = [{type: 'system', content: 'test'}];
-  const events = await turn(session, history, 'do three things');
+  const events = await turn(session, 'do three things');
   expect(events.filter(e => e.type === 'tool-result').map(e => e.type === 'tool-result' && e.isError)).toEqual([false, false, false, false]);
   expect(await readFile(join(root, 'edited.txt'), 'utf8')).toContain('changed by the agent');
   expect(await exists(join(root, 'run.sh'))).toBe(false);
@@ -107,12 +78,13 @@ test('/undo after a turn that edited a file, created one and rm-ed a third with 
   expect((await stat(join(root, 'run.sh'))).mode & 0o111).toBe(0o111);
   expect(await exists(join(root, 'src', 'created.ts'))).toBe(false);
   expect(await exists(join(root, 'src'))).toBe(false);
-  expect(session.takeUndoNote()).toMatch(/undid turn 1/);
+  const system = session.history[0];
+  expect(system?.type === 'system' && system.content).toMatch(/undid turn 1/);
 
   // Nothing left to undo, and the log remembers that on resume.
   expect((await session.planUndo()).ok).toBe(false);
   await session.close();
-  const loaded = await loadSession(session.log.path);
+  const loaded = await loadSession(session.logPath);
   expect(loaded.ok && loaded.value.snapshots).toEqual([]);
 });
 
@@ -125,12 +97,11 @@ test('/undo warns about a file the person changed after the turn; /diff shows th
     sse.text('ok'),
   ]);
   const session = await openSession();
-  const history: Message[] = [{type: 'system', content: 'test'}];
-  await turn(session, history, 'first');
-  await turn(session, history, 'second');
+  await turn(session, 'first');
+  await turn(session, 'second');
   await writeFile(join(root, 'a.txt'), 'the person edited this\n');
 
-  const diff = await session.diffSinceStart();
+  const diff = await session.diff();
   if (!diff.ok) throw new Error(diff.error);
   expect(diff.value.map(c => `${c.status} ${c.path}`)).toEqual(['modified a.txt', 'added b.txt']);
 

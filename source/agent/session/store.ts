@@ -1,10 +1,8 @@
 import {realpath} from 'node:fs/promises';
 import type {ApprovalMode} from '../../core/approval-mode.js';
-import {compactHistory, type CompactResult} from '../compact.js';
 import {ContextTracker} from '../context.js';
 import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
-import type {LoopCompaction} from '../loop.js';
 import type {Message} from '../../core/messages.js';
 import {createRedactor, type Redactor} from '../config/redact.js';
 import {
@@ -20,12 +18,12 @@ import {
   type SnapshotRecord,
 } from './log.js';
 import {Snapshots, pruneSnapshots} from './snapshots.js';
-import type {ChatProvider} from '../../core/chat.js';
+import type {Result} from '../../core/result.js';
 
 /**
- * Everything #5 adds around one run of the loop, shared by print mode and the TUI: the session
- * log (new or resumed), project instructions, context tracking and compaction, and per-turn
- * snapshots. Callers feed it every loop event through observe() and await it.
+ * What a session keeps on disk and counts: the session log (new or resumed), project
+ * instructions, the context tracker, and per-turn snapshots. AgentSession feeds it every loop
+ * event through observe() and awaits it; nothing else talks to it.
  */
 
 export type SessionChoice =
@@ -36,7 +34,7 @@ export type SessionChoice =
   /** A session by id or id prefix (`--resume ID`). */
   | {kind: 'id'; id: string};
 
-export type WorkspaceSessionOptions = {
+export type SessionStoreOptions = {
   cwd: string;
   model: string;
   apiKey: string | undefined;
@@ -47,7 +45,7 @@ export type WorkspaceSessionOptions = {
   env?: NodeJS.ProcessEnv;
 };
 
-export class WorkspaceSession {
+export class SessionStore {
   readonly root: string;
   readonly data: string;
   readonly dir: string;
@@ -66,7 +64,6 @@ export class WorkspaceSession {
   private readonly redact: Redactor;
   private store: Promise<Snapshots | null> | null = null;
   private snapshotNotice: string | null = null;
-  private undoNote: string | null = null;
   private warming: Promise<void> | null = null;
   private snapshotting: Promise<void> = Promise.resolve();
   private logProblem: string | null = null;
@@ -96,7 +93,7 @@ export class WorkspaceSession {
     this.snapshots = [...(init.loaded?.snapshots ?? [])];
   }
 
-  static async open(options: WorkspaceSessionOptions): Promise<WorkspaceSession> {
+  static async open(options: SessionStoreOptions): Promise<SessionStore> {
     const env = options.env ?? process.env;
     const root = await realpath(options.cwd).catch(() => options.cwd);
     const data = dataDir(env);
@@ -132,7 +129,7 @@ export class WorkspaceSession {
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
     const tracker = new ContextTracker({window: options.contextWindow, compactAt: options.autoCompact});
-    return new WorkspaceSession({root, data, dir, log, loaded, notices, instructions, tracker, redact});
+    return new SessionStore({root, data, dir, log, loaded, notices, instructions, tracker, redact});
   }
 
   /** The conversation to continue, without a system message (the caller builds a fresh one). */
@@ -169,26 +166,11 @@ export class WorkspaceSession {
     }
   }
 
-  /** The loop's compaction hook, with this session's thresholds. */
-  compaction(provider: ChatProvider): LoopCompaction {
-    return {
-      shouldCompact: history => this.tracker.shouldCompact(history),
-      compact: (history, signal) => compactHistory({provider, history, keepTokens: this.tracker.keepTokens, signal}),
-    };
-  }
-
-  /**
-   * /compact: asked for by name, so it compacts even a short conversation (keeping about its last
-   * quarter). The caller swaps the returned history in.
-   */
-  async compactNow(provider: ChatProvider, history: readonly Message[], signal: AbortSignal): Promise<CompactResult> {
-    const keepTokens = Math.min(this.tracker.keepTokens, Math.floor(this.tracker.tokens(history) / 4));
-    const result = await compactHistory({provider, history, keepTokens, signal});
-    if (!result.ok) return result;
+  /** A compaction the session made: the log keeps the summary and the history it replaced. */
+  async recordCompaction(history: readonly Message[], summary: string): Promise<void> {
     this.tracker.reset();
-    this.log.recordCompaction(result.value.history, result.value.summary);
+    this.log.recordCompaction([...history], summary);
     await this.guardLog(() => this.log.flush());
-    return result;
   }
 
   /** /clear: the conversation starts over in a new log (the old one stays resumable). */
@@ -241,7 +223,7 @@ export class WorkspaceSession {
    * Restores the workspace to before turn `turn` (the last turn with a snapshot by default).
    * Call planUndo first to show the diff and the conflicts, and ask.
    */
-  async undo(turn?: number): Promise<{ok: true; value: {turn: number; restored: string[]; deleted: string[]}} | {ok: false; error: string}> {
+  async undo(turn?: number): Promise<Result<{turn: number; restored: string[]; deleted: string[]; note: string}>> {
     const found = await this.undoTarget(turn);
     if (!found.ok) return found;
     const {store, target} = found.value;
@@ -251,8 +233,8 @@ export class WorkspaceSession {
     this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(s => s.turn < target.turn));
     this.log.recordUndo(target.turn);
     await this.guardLog(() => this.log.flush());
-    this.undoNote = `(Note from nib: the user undid turn ${target.turn}${turn === undefined ? '' : ' and every later turn'}; the workspace files are back to how they were before it. Re-read files before relying on earlier changes.)`;
-    return {ok: true, value: {turn: target.turn, ...restored.value}};
+    const note = `(Note from nib: the user undid turn ${target.turn}${turn === undefined ? '' : ' and every later turn'}; the workspace files are back to how they were before it. Re-read files before relying on earlier changes.)`;
+    return {ok: true, value: {turn: target.turn, ...restored.value, note}};
   }
 
   /** The diff /undo would apply and the files the person changed since the agent's last turn. */
@@ -276,13 +258,6 @@ export class WorkspaceSession {
     return diff.ok ? {ok: true as const, value: diff.value} : {ok: false as const, error: diff.error.message};
   }
 
-  /** A note for the model about an /undo, to prefix the next prompt with; read once. */
-  takeUndoNote(): string | null {
-    const note = this.undoNote;
-    this.undoNote = null;
-    return note;
-  }
-
   async close(): Promise<void> {
     await this.snapshotting;
     await this.guardLog(() => this.log.close());
@@ -299,7 +274,7 @@ export class WorkspaceSession {
   }
 
   /** The store for an explicit request (/undo, /diff): its failure is the answer, not a later notice. */
-  private async openStore(): Promise<{ok: true; value: Snapshots} | {ok: false; error: string}> {
+  private async openStore(): Promise<Result<Snapshots>> {
     const store = await this.snapshotStore();
     if (store) return {ok: true, value: store};
     const error = this.snapshotNotice ?? 'Snapshots are unavailable.';
@@ -308,7 +283,7 @@ export class WorkspaceSession {
   }
 
   /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
-  private async undoTarget(turn: number | undefined): Promise<{ok: true; value: {store: Snapshots; target: SnapshotRecord}} | {ok: false; error: string}> {
+  private async undoTarget(turn: number | undefined): Promise<Result<{store: Snapshots; target: SnapshotRecord}>> {
     await this.snapshotting;
     const befores = this.snapshots.filter(s => s.phase === 'before');
     const target = turn === undefined ? befores.at(-1) : befores.find(s => s.turn === turn);
@@ -340,71 +315,4 @@ export class WorkspaceSession {
     this.log.recordSnapshot(turn, phase, taken.value);
     await this.guardLog(() => this.log.flush());
   }
-}
-
-/** What --continue / --resume ID ask for; a bare --resume is the picker's business. */
-export function sessionChoice(flags: {continue: boolean; resume: string | true | undefined}): SessionChoice {
-  if (typeof flags.resume === 'string') return {kind: 'id', id: flags.resume};
-  if (flags.continue) return {kind: 'latest'};
-  return {kind: 'new'};
-}
-
-/** One line per session for /sessions and print mode: id, date, turns, model, first prompt. */
-export function formatSessionList(sessions: readonly SessionSummary[], width = 100): string[] {
-  return sessions.map(session => {
-    const when = new Date(session.updated).toISOString().slice(0, 16).replace('T', ' ');
-    const head = `${session.id}  ${when}  ${String(session.turns).padStart(3)} turn${session.turns === 1 ? ' ' : 's'}  ${session.model}`;
-    const room = Math.max(10, width - head.length - 2);
-    const prompt = session.firstPrompt.length > room ? `${session.firstPrompt.slice(0, room - 1)}…` : session.firstPrompt;
-    return `${head}  ${prompt}`;
-  });
-}
-
-/** A line the screen shows that is not an agent event (the reducer's `notice` action). */
-export type ReplayNotice = {type: 'notice'; text: string};
-
-/**
- * The events that rebuild a resumed session's transcript through the same reducer that drew it
- * the first time: recorded events as they were, answers as one text delta each (deltas are not
- * stored), compactions and undos as notices, and an end for a turn the log never saw end.
- */
-export function replayEvents(loaded: Pick<LoadedSession, 'records'>): Array<AgentEvent | ReplayNotice> {
-  const out: Array<AgentEvent | ReplayNotice> = [];
-  let open = false;
-  let lastAt = 0;
-  for (const record of loaded.records) {
-    lastAt = Math.max(lastAt, record.at);
-    switch (record.type) {
-      case 'event': {
-        const event = record.event;
-        if (event.type === 'turn-start') {
-          if (open) out.push({type: 'turn-end', reason: 'aborted', at: record.at});
-          open = true;
-        }
-        if (event.type === 'turn-end') open = false;
-        out.push(event);
-        break;
-      }
-      case 'message': {
-        const {message} = record;
-        if ((message.type === 'assistant-text' || message.type === 'assistant-tool-calls') && message.content) {
-          out.push({type: 'text-delta', text: message.content, at: record.at});
-        }
-        break;
-      }
-      case 'compaction':
-        out.push({type: 'notice', text: 'Context compacted: older turns were summarised for the model.'});
-        break;
-      case 'undo':
-        // An undo happens between turns: a turn still open here was cut off by a crash.
-        if (open) out.push({type: 'turn-end', reason: 'aborted', at: record.at});
-        open = false;
-        out.push({type: 'notice', text: `Undid turn ${record.turn}: files restored to before it.`});
-        break;
-      default:
-        break;
-    }
-  }
-  if (open) out.push({type: 'turn-end', reason: 'aborted', at: lastAt});
-  return out;
 }

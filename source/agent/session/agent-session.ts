@@ -1,0 +1,372 @@
+import {nextMode, type ApprovalMode} from '../../core/approval-mode.js';
+import type {ChatProvider} from '../../core/chat.js';
+import type {AgentEvent, ApprovalRequest, Decision, TurnEndReason} from '../../core/events.js';
+import type {Message} from '../../core/messages.js';
+import type {Result} from '../../core/result.js';
+import type {ToolContext} from '../../core/tool.js';
+import {compactHistory} from '../compact.js';
+import {runAgent, type LoopCompaction, type LoopTools} from '../loop.js';
+import {deleteSession, findSession, listSessions, loadSession, type LoadedSession, type SessionSummary} from './log.js';
+import {replayEvents} from './replay.js';
+import type {SessionStore} from './store.js';
+
+/** What a session reports besides the loop's own events; the TUI's reducer folds both. */
+export type SessionEvent =
+  | AgentEvent
+  | {type: 'notice'; text: string}
+  /** A turn, a compaction, an undo or a resume started (true) or ended (false). */
+  | {type: 'busy'; busy: boolean}
+  | {type: 'mode'; mode: ApprovalMode}
+  | {type: 'model'; model: string}
+  /** The tools answered "always" that are in force now. */
+  | {type: 'grants'; tools: readonly string[]}
+  /** The conversation on screen starts over (/clear, a resume); replayed events may follow. */
+  | {type: 'cleared'}
+  /** How full the context the next request carries is; `window` null when unknown. */
+  | {type: 'context'; tokens: number; window: number | null};
+
+export type SessionListener = (event: SessionEvent) => void;
+
+export type AgentSessionInit = {
+  store: SessionStore;
+  /** Starts with the system message. */
+  history: Message[];
+  tools: LoopTools;
+  context: ToolContext;
+  mode: ApprovalMode;
+  /** Builds the provider for a model; called again by setModel. */
+  connect: (model: string) => ChatProvider;
+  model: string;
+  /** False in print mode: nobody is there to answer, so calls that would ask are refused. */
+  canAsk: boolean;
+  maxRounds: number;
+  now?: () => number;
+};
+
+type Busy = Result<void>;
+const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
+/** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
+const YIELD_EVERY_MS = 50;
+
+/**
+ * One running conversation: the history, the approval mode and grants, the provider and model,
+ * the read ledger (in `context`) and what is kept on disk (`store`). Print mode and the TUI both
+ * drive it through its methods and see it through subscribe(); nothing else changes its state.
+ */
+export class AgentSession {
+  readonly root: string;
+  readonly tools: LoopTools;
+  private readonly store: SessionStore;
+  private readonly messages: Message[];
+  private readonly context: ToolContext;
+  private readonly connect: (model: string) => ChatProvider;
+  private readonly canAsk: boolean;
+  private readonly maxRounds: number;
+  private readonly now: () => number;
+  private readonly grants = new Set<string>();
+  private readonly listeners = new Set<SessionListener>();
+  private readonly pending = new Map<string, (decision: Decision) => void>();
+  /** Answers given before the loop asked: the prompt is drawn from the event, before approve() runs. */
+  private readonly early = new Map<string, Decision>();
+  private provider: ChatProvider;
+  private currentMode: ApprovalMode;
+  private running: AbortController | null = null;
+  private isBusy = false;
+
+  constructor(init: AgentSessionInit) {
+    this.store = init.store;
+    this.root = init.context.root;
+    this.messages = init.history;
+    this.tools = init.tools;
+    this.context = init.context;
+    this.connect = init.connect;
+    this.provider = init.connect(init.model);
+    this.currentMode = init.mode;
+    this.canAsk = init.canAsk;
+    this.maxRounds = init.maxRounds;
+    this.now = init.now ?? Date.now;
+  }
+
+  get mode(): ApprovalMode {
+    return this.currentMode;
+  }
+  get model(): string {
+    return this.provider.model;
+  }
+  get busy(): boolean {
+    return this.isBusy;
+  }
+  get history(): readonly Message[] {
+    return this.messages;
+  }
+  /** Where this session's log is written. */
+  get logPath(): string {
+    return this.store.log.path;
+  }
+
+  /** Every tool the model can be offered, for /tools and --help. */
+  describeTools(): Array<{name: string; kind: string; description: string}> {
+    return this.tools.definitions({mode: 'ask'}).map(({function: fn}) => ({name: fn.name, kind: this.tools.get(fn.name)?.kind ?? '', description: fn.description}));
+  }
+
+  subscribe(listener: SessionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** What happened before anyone subscribed: a resumed transcript and the start notices. */
+  startEvents(): SessionEvent[] {
+    const loaded = this.store.loaded;
+    return [
+      ...(loaded ? replayEvents(loaded) : []),
+      ...this.store.notices.map(text => ({type: 'notice', text}) as const),
+      ...(loaded ? [resumedNotice(loaded)] : []),
+      this.contextEvent(),
+    ];
+  }
+
+  /**
+   * Runs one turn to its end. While a turn, a compaction, an undo or a resume runs, another prompt
+   * is refused with 'busy' (the TUI queues it); nothing can splice the history under a turn.
+   */
+  async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
+    if (this.isBusy) return 'busy';
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    options.signal?.addEventListener('abort', stop, {once: true});
+    if (options.signal?.aborted) abort.abort();
+    this.running = abort;
+    this.early.clear();
+    this.setBusy(true);
+    const mode = this.currentMode;
+    let reason: TurnEndReason = 'error';
+    try {
+      // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
+      if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
+      this.flushNotices();
+      let yieldedAt = this.now();
+      for await (const event of runAgent({
+        provider: this.provider,
+        tools: this.tools,
+        context: this.context,
+        history: this.messages,
+        prompt: text,
+        mode: () => this.currentMode,
+        approve: (request, signal) => this.approve(request, signal),
+        canAsk: this.canAsk,
+        alwaysAllowed: this.grants,
+        maxRounds: this.maxRounds,
+        compaction: this.compaction(),
+        signal: abort.signal,
+        now: this.now,
+      })) {
+        this.emit(stamp(event, this.now));
+        // Awaited before the loop is asked for more: the log is on disk before each request.
+        await this.store.observe(event, this.messages.length);
+        if (event.type === 'approval-decision' && event.decision.kind === 'always') this.emitGrants();
+        if (event.type === 'usage' || event.type === 'compaction') this.emit(this.contextEvent());
+        if (event.type === 'turn-end') reason = event.reason;
+        if (this.now() - yieldedAt >= YIELD_EVERY_MS) {
+          await new Promise(resolve => setImmediate(resolve));
+          yieldedAt = this.now();
+        }
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      this.running = null;
+      this.flushNotices();
+      this.emit(this.contextEvent());
+      // A person gets the prompt back at once; the session runs its snapshots in order. Print
+      // mode waits, so the process does not exit under a snapshot.
+      const after = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.afterTurn(mode) : Promise.resolve();
+      if (this.canAsk) void after.catch(() => {}); // a failure only costs /undo's edit warning
+      else await after.catch(() => {});
+      this.setBusy(false);
+    }
+    return reason;
+  }
+
+  /** Answers approval request `id`; an answer that comes before the loop asks is kept for it. */
+  answer(id: string, decision: Decision): void {
+    const resolve = this.pending.get(id);
+    if (!resolve) {
+      if (!this.early.has(id)) this.early.set(id, decision);
+      return;
+    }
+    this.pending.delete(id);
+    resolve(decision);
+  }
+
+  /** Aborts the running turn: its command is killed and every open call answered. */
+  interrupt(): void {
+    this.running?.abort();
+  }
+
+  /** Chosen by name, a mode is a fresh grant: every "always" is taken back. */
+  setMode(mode: ApprovalMode): void {
+    this.currentMode = mode;
+    this.grants.clear();
+    this.emit({type: 'mode', mode});
+    this.emitGrants();
+  }
+
+  /** Shift+Tab steps through the modes and keeps the grants. */
+  cycleMode(): void {
+    this.currentMode = nextMode(this.currentMode);
+    this.emit({type: 'mode', mode: this.currentMode});
+  }
+
+  /** The next request, and every compaction from now on, use `model`. */
+  setModel(model: string): void {
+    this.provider = this.connect(model);
+    this.emit({type: 'model', model});
+  }
+
+  /** /compact: asked for by name, so even a short conversation is summarised (about its last quarter kept). */
+  async compact(): Promise<Result<{summarised: number; kept: number}>> {
+    return this.exclusive(async () => {
+      const tracker = this.store.tracker;
+      const keepTokens = Math.min(tracker.keepTokens, Math.floor(tracker.tokens(this.messages) / 4));
+      const result = await compactHistory({provider: this.provider, history: this.messages, keepTokens, signal: new AbortController().signal});
+      if (!result.ok) return {ok: false, error: result.error.message};
+      this.messages.splice(0, this.messages.length, ...result.value.history);
+      await this.store.recordCompaction(result.value.history, result.value.summary);
+      this.emit(this.contextEvent());
+      return {ok: true, value: {summarised: result.value.summarised, kept: result.value.kept}};
+    });
+  }
+
+  /** A fresh conversation in a new log; the old one stays resumable. Grants and the read ledger go with it. */
+  async clear(): Promise<Busy> {
+    return this.exclusive(async () => {
+      this.messages.splice(1);
+      this.grants.clear();
+      this.context.ledger.clear();
+      await this.store.startFresh(this.model);
+      this.emit({type: 'cleared'});
+      this.emitGrants();
+      this.emit(this.contextEvent());
+      return {ok: true, value: undefined};
+    });
+  }
+
+  /** Switches to another session of this workspace by id (or id prefix). */
+  async resume(id: string): Promise<Busy> {
+    return this.exclusive(async () => {
+      const found = await findSession(this.store.dir, id);
+      if (!found.ok) return {ok: false, error: found.error.message};
+      const loaded = await loadSession(found.value);
+      if (!loaded.ok) return {ok: false, error: loaded.error.message};
+      await this.store.switchTo(loaded.value);
+      this.messages.splice(1, this.messages.length, ...loaded.value.history);
+      this.grants.clear();
+      this.context.ledger.clear();
+      this.emit({type: 'cleared'});
+      for (const event of replayEvents(loaded.value)) this.emit(event);
+      for (const warning of loaded.value.warnings) this.emit({type: 'notice', text: warning});
+      this.emit(resumedNotice(loaded.value));
+      this.emit(this.contextEvent());
+      return {ok: true, value: undefined};
+    });
+  }
+
+  sessions(): Promise<SessionSummary[]> {
+    return listSessions(this.store.dir);
+  }
+
+  async deleteSession(id: string): Promise<Result<string>> {
+    const found = await findSession(this.store.dir, id);
+    if (found.ok && found.value === this.store.log.path) return {ok: false, error: 'That is the session you are in; resume another one first.'};
+    const deleted = await deleteSession(this.store.dir, id);
+    return deleted.ok ? deleted : {ok: false, error: deleted.error.message};
+  }
+
+  planUndo(turn?: number) {
+    return this.store.planUndo(turn);
+  }
+
+  /** Restores the files to before turn `turn` (the last one by default) and tells the model so. */
+  async undo(turn?: number) {
+    return this.exclusive(async () => {
+      const result = await this.store.undo(turn);
+      if (!result.ok) return result;
+      const system = this.messages[0];
+      // The model must know its changes are gone; the system message carries it without a fake turn.
+      if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${result.value.note}`};
+      return result;
+    });
+  }
+
+  diff() {
+    return this.store.diffSinceStart();
+  }
+
+  /** Ends the running turn and flushes the log. */
+  async close(): Promise<void> {
+    this.interrupt();
+    await this.store.close();
+  }
+
+  private approve(request: ApprovalRequest, signal: AbortSignal): Promise<Decision> {
+    return new Promise(resolve => {
+      const answered = this.early.get(request.id);
+      if (answered) {
+        this.early.delete(request.id);
+        return resolve(answered);
+      }
+      this.pending.set(request.id, resolve);
+      signal.addEventListener('abort', () => this.pending.delete(request.id), {once: true});
+    });
+  }
+
+  /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */
+  private compaction(): LoopCompaction {
+    const tracker = this.store.tracker;
+    return {
+      shouldCompact: history => tracker.shouldCompact(history),
+      compact: (history, signal) => compactHistory({provider: this.provider, history, keepTokens: tracker.keepTokens, signal}),
+    };
+  }
+
+  /** Runs `work` as the only thing the session does; refused while anything else runs. */
+  private async exclusive<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
+    if (this.isBusy) return {ok: false, error: BUSY_MESSAGE};
+    this.setBusy(true);
+    try {
+      return await work();
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  private setBusy(busy: boolean): void {
+    this.isBusy = busy;
+    this.emit({type: 'busy', busy});
+  }
+
+  private emit(event: SessionEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private emitGrants(): void {
+    this.emit({type: 'grants', tools: [...this.grants]});
+  }
+
+  private flushNotices(): void {
+    for (const text of this.store.takeNotices()) this.emit({type: 'notice', text});
+  }
+
+  private contextEvent(): SessionEvent {
+    return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.tracker.settings.window};
+  }
+}
+
+function resumedNotice(loaded: LoadedSession): SessionEvent {
+  return {type: 'notice', text: `Resumed session ${loaded.header.id} (${loaded.turns} turns).`};
+}
+
+/** Deltas carry no time from the loop; the screen needs one to say how long reasoning took. */
+function stamp(event: AgentEvent, now: () => number): AgentEvent {
+  if ((event.type === 'reasoning-delta' || event.type === 'text-delta') && event.at === undefined) return {...event, at: now()};
+  return event;
+}

@@ -1,0 +1,85 @@
+import {realpath, stat} from 'node:fs/promises';
+import type {Result} from '../../core/result.js';
+import {readinessProblem, type Config} from '../config/config.js';
+import {createRedactor} from '../config/redact.js';
+import {createProvider} from '../provider/client.js';
+import {buildSystemPrompt} from '../system-prompt.js';
+import {createReadLedger, defaultRegistry} from '../../tools/index.js';
+import {AgentSession} from './agent-session.js';
+import {SessionStore, type SessionChoice} from './store.js';
+
+export type OpenSessionOptions = {
+  /** False in print mode: nobody is there to answer an approval. */
+  canAsk: boolean;
+  /** The date the system prompt states. */
+  now?: () => Date;
+};
+
+/**
+ * The one way to a running session, for print mode and the TUI alike: the workspace, the session
+ * log (new, --continue, --resume ID), project instructions, the provider, the system prompt and
+ * the tools. A config that cannot start a session (no model, no key) is an error sentence.
+ */
+export async function openSession(config: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
+  const problem = readinessProblem(config);
+  if (problem) return {ok: false, error: problem};
+  const root = await resolveWorkspace(config.cwd);
+  if (!root.ok) return root;
+  const store = await SessionStore.open({
+    cwd: root.value,
+    model: config.model ?? '',
+    apiKey: config.apiKey,
+    choice: sessionChoice(config),
+    retentionDays: config.sessionRetentionDays,
+    contextWindow: config.contextWindow,
+    autoCompact: config.autoCompact,
+    env,
+  });
+  // The snapshot index builds in the background while the person types the first prompt.
+  if (options.canAsk && config.approvalMode !== 'plan') store.warmUp();
+  const system = buildSystemPrompt({
+    cwd: root.value,
+    platform: process.platform,
+    date: options.now?.() ?? new Date(),
+    // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
+    tools: defaultRegistry.definitions({mode: 'ask'}).map(d => d.function.name),
+    ...(store.instructions.text ? {instructions: store.instructions.text} : {}),
+  });
+  const session = new AgentSession({
+    store,
+    history: [{type: 'system', content: system}, ...store.history],
+    tools: defaultRegistry,
+    context: {root: root.value, ledger: createReadLedger(), redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}])},
+    mode: config.approvalMode,
+    model: config.model!,
+    connect: model =>
+      createProvider({
+        baseURL: config.baseURL,
+        // Loopback servers take any key; the SDK insists on one.
+        apiKey: config.apiKey ?? 'no-key',
+        model,
+        idleTimeoutMs: config.idleTimeoutMs,
+      }),
+    canAsk: options.canAsk,
+    maxRounds: config.maxRounds,
+  });
+  return {ok: true, value: session};
+}
+
+/** Resolves the workspace to its real path; a missing or non-directory --cwd is a clear error. */
+export async function resolveWorkspace(cwd: string): Promise<Result<string>> {
+  try {
+    const root = await realpath(cwd);
+    if (!(await stat(root)).isDirectory()) return {ok: false, error: `${cwd} is not a directory`};
+    return {ok: true, value: root};
+  } catch {
+    return {ok: false, error: `the workspace ${cwd} does not exist`};
+  }
+}
+
+/** What --continue / --resume ID ask for; a bare --resume is the picker's business. */
+export function sessionChoice(flags: {continue: boolean; resume: string | true | undefined}): SessionChoice {
+  if (typeof flags.resume === 'string') return {kind: 'id', id: flags.resume};
+  if (flags.continue) return {kind: 'latest'};
+  return {kind: 'new'};
+}

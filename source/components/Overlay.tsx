@@ -1,0 +1,41 @@
+import type {SessionSummary} from '../agent/session/log.js';
+import type {Overlay as OverlayState} from '../state/reducer.js';
+import {SessionPicker} from './SessionPicker.js';
+import {UndoConfirm} from './UndoConfirm.js';
+
+export type Props = {
+  /** The question the reducer holds. */
+  readonly overlay: OverlayState;
+  readonly rows: number;
+  readonly width: number;
+  /** A session chosen in the picker, or null when the person left it. */
+  readonly onPick: (session: SessionSummary | null) => void;
+  /** The answer to the undo question. */
+  readonly onUndo: (yes: boolean) => void;
+};
+
+/** What is shown in place of the prompt until the person answers. */
+export function Overlay({overlay, rows, width, onPick, onUndo}: Props) {
+  if (overlay.kind === 'picker') {
+    return (
+      <SessionPicker
+        sessions={overlay.sessions}
+        rows={Math.max(4, rows - 4)}
+        width={width}
+        onCancel={() => onPick(null)}
+        cancelLabel={overlay.cancelLabel}
+        onPick={onPick}
+      />
+    );
+  }
+  return (
+    <UndoConfirm
+      title={`Undo turn ${overlay.label}${overlay.turn === undefined ? '' : ' and later'}`}
+      changes={overlay.changes}
+      conflicts={overlay.conflicts}
+      rows={Math.max(6, rows - 4)}
+      width={width}
+      onAnswer={onUndo}
+    />
+  );
+}

@@ -1,0 +1,147 @@
+import {render, Static, useApp, useInput} from 'ink';
+import {homedir} from 'node:os';
+import {readinessProblem, type Config} from './agent/config/config.js';
+import {createRedactor} from './agent/config/redact.js';
+import {openSession} from './agent/session/open.js';
+import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
+import {App} from './app.js';
+import {FirstRun} from './components/FirstRun.js';
+import {MarkdownLoader} from './components/Markdown.js';
+import {createTheme, ThemeContext} from './components/theme.js';
+import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
+import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
+
+/** Shown when nib cannot start a session yet; any key leaves. */
+function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
+  const {exit} = useApp();
+  useInput(() => exit());
+  // Printed once as static output: a frame as tall as the terminal is drawn without its final
+  // newline, and the shell prompt would land on its last line after exit.
+  return <Static items={['first-run']}>{key => <FirstRun key={key} problem={problem} configPath={configPath} />}</Static>;
+}
+
+/** The markdown libraries are most of this bundle: they load when the transcript gets its first item (see MarkdownLoader). */
+const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer());
+
+/** `/home/al/x` as `~/x`; a sibling such as `/home/alice` is not under `/home/al`. */
+function tildify(path: string, home: string): string {
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+export type InteractiveOptions = {
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+};
+
+/**
+ * Runs the full-screen session until the person leaves; returns the exit code. The terminal is
+ * given back (raw mode off, cursor shown) on every way out, a crash included.
+ */
+export async function runInteractive(config: Config, options: InteractiveOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const theme = createTheme(env);
+  const problem = readinessProblem(config);
+  const stdin = options.stdin ?? process.stdin;
+  // Raw mode from the start, not from Ink's first input hook (a frame later, after the session
+  // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.
+  // Ink turns it off when it unmounts; Node restores the terminal on any other exit.
+  if (stdin.isTTY) stdin.setRawMode(true);
+  const stdout = options.stdout ?? process.stdout;
+  // A resize redraws only the live region; see ResizeSafeStdout for why Ink needs help there.
+  const safeStdout = stdout.isTTY ? new ResizeSafeStdout(stdout, terminalReflows(env)) : undefined;
+  const renderOptions = {
+    stdin,
+    stdout: (safeStdout as NodeJS.WriteStream | undefined) ?? stdout,
+    exitOnCtrlC: false,
+    patchConsole: true,
+    maxFps: 30,
+    // Rewrites only the lines that changed: while an answer streams, the status bar and the
+    // prompt stay as they are instead of being redrawn with every frame.
+    incrementalRendering: true,
+  };
+  if (problem) {
+    const instance = render(
+      <ThemeContext value={theme}>
+        <FirstRunScreen problem={problem} configPath={config.configPath} />
+      </ThemeContext>,
+      renderOptions,
+    );
+    await instance.waitUntilExit();
+    safeStdout?.detach();
+    return 0;
+  }
+  // The session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
+  const opened = await openSession(config, env, {canAsk: true});
+  if (!opened.ok) {
+    if (stdin.isTTY) stdin.setRawMode(false);
+    process.stderr.write(`nib: ${opened.error}\n`);
+    return 1;
+  }
+  const session = opened.value;
+  const redactSecrets = createRedactor(env, [{name: 'apiKey', value: config.apiKey}]);
+  const history = createPromptHistory(promptHistoryPath(env), redactSecrets);
+  const initialHistory = await history.load();
+  const cwdLabel = tildify(session.root, env['HOME'] || homedir());
+  const stop = new AbortController();
+  const instance = render(
+    <ThemeContext value={theme}>
+      <MarkdownLoader load={loadMarkdown}>
+        <App
+          session={session}
+          history={history}
+          initialHistory={initialHistory}
+          cwdLabel={cwdLabel}
+          openPicker={config.resume === true}
+          stop={stop.signal}
+          {...(config.prompt ? {initialPrompt: config.prompt} : {})}
+        />
+      </MarkdownLoader>
+    </ThemeContext>,
+    renderOptions,
+  );
+  // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
+  // in raw mode with no cursor.
+  // Once only: after the terminal is gone (SIGHUP) every write fails with EIO, and reporting that
+  // failure by writing would raise it again, forever, at full CPU.
+  let crashed = false;
+  const onCrash = (error: unknown) => {
+    if (crashed) return;
+    crashed = true;
+    process.exitCode = 1;
+    instance.unmount();
+    try {
+      process.stderr.write(`nib: unexpected error: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
+    } catch {
+      // Nowhere left to report it.
+    }
+  };
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  // The terminal closed (SIGHUP) or someone asked nib to stop (SIGTERM): interrupt the turn so
+  // its command dies too, flush the log, give the terminal back.
+  let stoppedBy: NodeJS.Signals | undefined;
+  const removeStopHandlers = onStopSignals(['SIGTERM', 'SIGHUP'], signal => {
+    stoppedBy = signal;
+    stop.abort();
+    // A turn that does not wind down (longer than a command's kill grace), or an Ink that cannot
+    // finish its last write to a terminal that is gone, does not keep nib alive.
+    setTimeout(() => {
+      instance.unmount();
+      void session.close().finally(() => process.exit(exitCodeFor(signal)));
+    }, 5000).unref();
+  });
+  try {
+    await instance.waitUntilExit();
+    await session.close();
+    if (stoppedBy) return exitCodeFor(stoppedBy);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch {
+    return stoppedBy ? exitCodeFor(stoppedBy) : 1;
+  } finally {
+    safeStdout?.detach();
+    removeStopHandlers();
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+  }
+}

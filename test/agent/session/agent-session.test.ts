@@ -1,0 +1,134 @@
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
+import {afterEach, beforeEach, expect, test} from 'vitest';
+import type {SessionEvent} from '../../../source/agent/session/agent-session.js';
+import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';
+import {createSandbox, openTestSession, type Sandbox} from '../../support/session.js';
+import {sse} from '../../support/sse.js';
+
+let sandbox: Sandbox;
+let server: OpenAiServer | undefined;
+const closers: Array<() => Promise<void>> = [];
+
+beforeEach(async () => {
+  sandbox = await createSandbox('nib-agent-session-');
+});
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+  await server?.close();
+  server = undefined;
+  await sandbox.remove();
+});
+
+async function open(argv: string[] = [], options: {canAsk?: boolean} = {}) {
+  const opened = await openTestSession(sandbox, ['--base-url', server!.url, ...argv], options);
+  closers.push(() => opened.session.close());
+  const events: SessionEvent[] = [];
+  opened.session.subscribe(event => events.push(event));
+  return {...opened, events};
+}
+
+async function writeConfig(config: Record<string, unknown>) {
+  await mkdir(join(sandbox.env.XDG_CONFIG_HOME!, 'nib'), {recursive: true});
+  await writeFile(join(sandbox.env.XDG_CONFIG_HOME!, 'nib', 'config.json'), JSON.stringify(config));
+}
+
+const usage = (promptTokens: number) => ({usage: {prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5}});
+
+test('an answer given as the approval request is reported, before the loop waits for it, is not lost', async () => {
+  server = await startOpenAiServer([sse.toolCall('write', {path: 'new.txt', content: 'hello\n'}), sse.text('Wrote it.')]);
+  const {session} = await open();
+  // A person pressing `y` the moment the prompt is drawn answers before the session log is written
+  // and before approve() is called.
+  session.subscribe(event => {
+    if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'yes'});
+  });
+  expect(await session.prompt('write it')).toBe('completed');
+  expect(await readFile(join(sandbox.root, 'new.txt'), 'utf8')).toBe('hello\n');
+});
+
+test('/model reaches auto-compaction: the summary is asked of the model switched to', async () => {
+  await writeConfig({contextWindow: 1000, autoCompact: 0.5});
+  server = await startOpenAiServer([
+    sse.text('First answer.', usage(100)),
+    sse.text('Second answer.', usage(200)),
+    sse.text('Third answer, and now the context is nearly full.', usage(900)),
+    sse.text('Summary of the earlier turns.'),
+    sse.text('Fourth answer.', usage(300)),
+  ]);
+  const {session, events} = await open();
+  for (const prompt of ['one', 'two', 'three']) await session.prompt(prompt);
+  session.setModel('the-new-model');
+  expect(await session.prompt('four')).toBe('completed');
+  expect(events.some(event => event.type === 'compaction')).toBe(true);
+  const summaryRequest = server.requests[3]!.body;
+  expect(summaryRequest.tools ?? []).toEqual([]);
+  expect(summaryRequest.model).toBe('the-new-model');
+  expect(server.requests[4]!.body.model).toBe('the-new-model');
+});
+
+test('/compact makes the session busy: a prompt sent meanwhile is refused, not spliced away', async () => {
+  server = await startOpenAiServer([
+    sse.text('Answer one.'),
+    sse.text('Answer two.'),
+    sse.text('Answer three.'),
+    sse.slow(sse.text('A summary of the first questions.', {chunkSize: 4}), 20),
+    sse.text('After the compaction.'),
+  ]);
+  const {session, events} = await open();
+  for (const prompt of ['first', 'second', 'third']) await session.prompt(prompt);
+  const compacting = session.compact();
+  expect(session.busy).toBe(true);
+  expect(await session.prompt('sent while compacting')).toBe('busy');
+  const compacted = await compacting;
+  expect(compacted.ok).toBe(true);
+  expect(events.filter(event => event.type === 'busy').at(-1)).toEqual({type: 'busy', busy: false});
+  // The prompt, sent again once the session is free (the TUI's queue does it), joins the compacted history.
+  expect(await session.prompt('sent while compacting')).toBe('completed');
+  const sent = server.requests[4]!.body.messages.map(message => String(message.content));
+  expect(sent.some(content => content.includes('A summary of the first questions.'))).toBe(true);
+  expect(sent.at(-1)).toBe('sent while compacting');
+  expect(session.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'After the compaction.'});
+});
+
+test('/clear takes back "always" answers and what the model had read', async () => {
+  await writeFile(join(sandbox.root, 'a.txt'), 'one\n');
+  server = await startOpenAiServer([
+    sse.toolCall('read', {path: 'a.txt'}),
+    sse.toolCall('bash', {command: 'true'}),
+    sse.text('done'),
+    sse.toolCall('write', {path: 'a.txt', content: 'two\n'}),
+    sse.text('refused'),
+  ]);
+  const {session, events} = await open(['--approval-mode', 'yolo']);
+  session.setMode('ask');
+  session.subscribe(event => {
+    if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'always'});
+  });
+  await session.prompt('read then run');
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: ['bash']});
+
+  expect((await session.clear()).ok).toBe(true);
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: []});
+  session.setMode('yolo');
+  await session.prompt('overwrite it');
+  const result = server.requests[4]!.body.messages.at(-1)!;
+  expect(result.role).toBe('tool');
+  expect(String(result.content)).toMatch(/has not been read/);
+  expect(await readFile(join(sandbox.root, 'a.txt'), 'utf8')).toBe('one\n');
+});
+
+test('tool output is masked for the API key and every *_KEY/*_TOKEN/*_SECRET value, as the session log is', async () => {
+  sandbox.env.OPENAI_API_KEY = 'sk-session-test-123456';
+  sandbox.env.GITHUB_TOKEN = 'ghp_session_987654';
+  server = await startOpenAiServer([
+    sse.toolCall('bash', {command: 'echo sk-session-test-123456 ghp_session_987654 visible'}),
+    sse.text('ok'),
+  ]);
+  const {session} = await open(['--approval-mode', 'yolo'], {canAsk: false});
+  await session.prompt('print them');
+  const sent = String(server.requests[1]!.body.messages.at(-1)!.content);
+  expect(sent).not.toContain('sk-session-test-123456');
+  expect(sent).not.toContain('ghp_session_987654');
+  expect(sent).toContain('visible');
+});
