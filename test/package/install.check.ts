@@ -20,7 +20,9 @@ let prefix = '';
 let files: string[] = [];
 let installLog = '';
 // The nib on PATH runs on `#!/usr/bin/env node`: put this Node first, as a person's PATH would.
-const env = () => ({...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${dirname(process.execPath)}${delimiter}${process.env['PATH']}`});
+// NIB_CHECK_NODE=/path/to/node runs it on another Node (e.g. 22, the oldest nib supports).
+const nodeDir = dirname(process.env['NIB_CHECK_NODE'] ?? process.execPath);
+const env = () => ({...process.env, PATH: `${join(prefix, 'bin')}${delimiter}${nodeDir}${delimiter}${process.env['PATH']}`});
 const npmLatest = (args: string[], cwd: string) =>
   run('npx', ['-y', 'npm@latest', ...args], {cwd, env: {...process.env, npm_config_update_notifier: 'false'}, maxBuffer: 64 * 1024 * 1024});
 
@@ -68,6 +70,7 @@ describe('the packed package', () => {
   });
 
   test('nib --version prints the version', async () => {
+    console.log(`nib runs on ${(await run('node', ['--version'], {env: env()})).stdout.trim()}`);
     const {stdout} = await run('nib', ['--version'], {env: env()});
     expect(stdout.trim()).toBe(pkg.version);
   });
