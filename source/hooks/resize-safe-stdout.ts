@@ -109,9 +109,12 @@ function isCursorOnly(data: string): boolean {
 }
 
 /**
- * Whether the terminal re-wraps lines on a width change. Most do; xterm cuts them instead, and
- * says who it is in XTERM_VERSION (tmux or screen inside xterm re-wrap themselves).
+ * Whether the terminal re-wraps lines on a width change. Most do; xterm (which says so in
+ * XTERM_VERSION), st and the Linux console cut them instead. tmux or screen in between re-wrap
+ * themselves, whatever the terminal outside does.
  */
 export function terminalReflows(env: Readonly<Record<string, string | undefined>>): boolean {
-  return !(env['XTERM_VERSION'] && !env['TMUX'] && !env['STY']);
+  if (env['TMUX'] || env['STY']) return true;
+  const term = env['TERM'] ?? '';
+  return !(env['XTERM_VERSION'] || term === 'linux' || term === 'st' || term.startsWith('st-'));
 }

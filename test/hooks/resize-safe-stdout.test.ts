@@ -112,10 +112,14 @@ describe('ResizeSafeStdout', () => {
 });
 
 describe('terminalReflows', () => {
-  it('is false only for xterm itself', () => {
+  it('is false for xterm, st and the Linux console, unless tmux or screen is in between', () => {
     expect(terminalReflows({})).toBe(true);
-    expect(terminalReflows({VTE_VERSION: '7600'})).toBe(true);
-    expect(terminalReflows({XTERM_VERSION: 'XTerm(390)'})).toBe(false);
+    expect(terminalReflows({VTE_VERSION: '7600', TERM: 'xterm-256color'})).toBe(true);
+    expect(terminalReflows({TERM: 'xterm-kitty'})).toBe(true);
+    expect(terminalReflows({XTERM_VERSION: 'XTerm(390)', TERM: 'xterm'})).toBe(false);
+    expect(terminalReflows({TERM: 'st-256color'})).toBe(false);
+    expect(terminalReflows({TERM: 'linux'})).toBe(false);
     expect(terminalReflows({XTERM_VERSION: 'XTerm(390)', TMUX: '/tmp/tmux-0/default,1,0'})).toBe(true);
+    expect(terminalReflows({TERM: 'screen-256color', STY: '123.pts-0'})).toBe(true);
   });
 });
