@@ -1,7 +1,7 @@
 import {access, chmod, readFile, stat, writeFile} from 'node:fs/promises';
 import {dirname, join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {listSessions} from '../source/agent/session/log.js';
+import {listSessions} from '../source/agent/session/saved.js';
 import {keys, waitFor} from './components/helpers.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {renderApp} from './support/render-app.js';
@@ -164,4 +164,29 @@ test('/compact summarises the older turns through the model; the next request ca
   expect(next.some(content => content.includes('They asked two questions'))).toBe(true);
   expect(next.some(content => content === 'first question')).toBe(false);
   expect(next.at(-1)).toBe('go on');
+});
+
+test('a prompt typed while /compact runs waits in the queue and goes out after, with the summary', async () => {
+  const app = await start([
+    sse.text('Answer one.'),
+    sse.text('Answer two.'),
+    sse.text('Answer three.'),
+    sse.slow(sse.text('A summary of the first three questions.', {chunkSize: 3}), 40),
+    sse.text('Answered after the compaction.'),
+  ]);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  for (const [prompt, answer] of [['first', 'Answer one.'], ['second', 'Answer two.'], ['third', 'Answer three.']] as const) {
+    await app.type(prompt, keys.enter);
+    await waitFor(() => expect(app.screen()).toContain(answer));
+    await waitFor(() => expect(app.screen()).toContain('enter send'));
+  }
+  await app.type('/compact', keys.enter);
+  await waitFor(() => expect(app.everything()).toContain('Compacting'));
+  await app.type('typed meanwhile', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('queued: typed meanwhile'));
+  await waitFor(() => expect(app.screen()).toContain('Answered after the compaction.'));
+  const sent = server!.requests[4]!.body.messages.map(m => String(m.content));
+  expect(sent.some(content => content.includes('A summary of the first three questions.'))).toBe(true);
+  expect(sent.at(-1)).toBe('typed meanwhile');
+  expect(app.session.history.at(-1)).toMatchObject({content: 'Answered after the compaction.'});
 });

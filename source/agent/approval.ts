@@ -6,14 +6,22 @@ export type Verdict = 'run' | 'ask' | 'refuse';
 /**
  * Whether a call runs, asks the person, or is refused. Pure: everything it depends on is passed.
  * `canAsk` is false in print mode, where nobody is there to answer, so "ask" becomes "refuse".
+ * `protectedPath`: a write into a version-control directory (`.git/config` can make the next
+ * `git status` run a command). It asks in every mode, "always" and yolo included; with nobody to
+ * ask it runs only in yolo, where the person said in advance that nothing needs them.
  */
 export function judgeCall(input: {
   kind: ToolKind;
   mode: ApprovalMode;
   outside: boolean;
+  protectedPath?: boolean;
   alwaysAllowed: boolean;
   canAsk: boolean;
 }): Verdict {
+  if (input.protectedPath && input.kind === 'write' && !input.outside && input.mode !== 'plan') {
+    if (input.canAsk) return 'ask';
+    return input.mode === 'yolo' ? 'run' : 'refuse';
+  }
   const verdict = judge(input);
   return verdict === 'ask' && !input.canAsk ? 'refuse' : verdict;
 }

@@ -79,15 +79,17 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const mode = env.mode();
   // Fail closed: when nib cannot tell where a call reaches, it is treated as outside.
   const outside = await guard(() => tool.isOutside(args, ctx), true);
+  const protectedDir = tool.protectedDir ? await guard(() => tool.protectedDir!(args, ctx), '(unknown)') : null;
   const verdict = judgeCall({
     kind: tool.kind,
     mode,
     outside,
+    protectedPath: protectedDir !== null,
     alwaysAllowed: env.alwaysAllowed.has(tool.name),
     canAsk: env.canAsk,
   });
   if (verdict === 'refuse') {
-    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, env.canAsk)});
+    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, protectedDir, env.canAsk)});
     return;
   }
 
@@ -167,12 +169,15 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
 }
 
 /** What the model is told when a call is refused without asking, so it can change course. */
-function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boolean): string {
+function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, protectedDir: string | null, canAsk: boolean): string {
   if (mode === 'plan') {
     return `nib is in plan mode: only read tools run. ${tool.name} was not run; describe the change instead.`;
   }
   if (outside) {
     return `${tool.name} was not run: it reaches outside the workspace, and there is nobody to approve that in this non-interactive run.`;
+  }
+  if (protectedDir !== null && tool.kind === 'write') {
+    return `${tool.name} was not run: it writes inside ${protectedDir}/, a version-control directory, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
   }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';

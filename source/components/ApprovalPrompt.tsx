@@ -160,7 +160,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   );
 
   // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
-  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (message ? 1 : 0);
+  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (preview.protectedDir ? 1 : 0) + (message ? 1 : 0);
   const bodyRows = Math.max(3, rows - footerRows);
   const hunk = mode.kind === 'hunks' ? mode.current : undefined;
 
@@ -184,6 +184,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
+      {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
       <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />
     </Box>

@@ -1,4 +1,4 @@
-import type {SessionSummary} from '../agent/session/log.js';
+import type {SessionSummary} from '../agent/session/saved.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
 import {SessionPicker} from './SessionPicker.js';
 import {UndoConfirm} from './UndoConfirm.js';

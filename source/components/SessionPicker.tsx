@@ -1,6 +1,6 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
-import type {SessionSummary} from '../agent/session/log.js';
+import type {SessionSummary} from '../agent/session/saved.js';
 import {toTerminalText} from '../core/terminal-text.js';
 import {useTheme} from './theme.js';
 

@@ -17,6 +17,9 @@ export const LIMITS = {
   /** bash: output kept for the model, head and tail. */
   bashHeadBytes: 8 * 1024,
   bashTailBytes: 24 * 1024,
+  /** bash: what the spill file keeps of a long output (the first and last bytes). */
+  bashSpillHeadBytes: 16 * 1024 * 1024,
+  bashSpillTailBytes: 4 * 1024 * 1024,
   /** grep/list: results returned and longest line. */
   grepMaxResults: 100,
   grepMaxLineChars: 500,
@@ -25,6 +28,8 @@ export const LIMITS = {
   listMaxEntries: 500,
   /** list: tree levels shown when the model names no depth. */
   listDefaultDepth: 3,
+  /** print mode: the largest prompt read from stdin. */
+  stdinMaxBytes: 10 * 1024 * 1024,
   /** provider: silence on an open stream before nib gives up. */
   idleTimeoutMs: 120_000,
   /** provider: attempts before the first token (1 + retries). */

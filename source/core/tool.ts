@@ -8,6 +8,8 @@ export type ToolPreview = {
   title: string;
   /** The call touches a path outside the workspace; the prompt must say so. */
   outside: boolean;
+  /** The call writes into a version-control directory (`.git/`…); the prompt must say which. */
+  protectedDir?: string;
   /**
    * For write/edit: the file as it is and as it would be after the call, exactly (a BOM and CRLF
    * line breaks included; a renderer may hide `\r`). `path` is the display path: relative to the
@@ -76,6 +78,11 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   keyArg: (args: z.infer<S>) => string;
   /** Whether the call reaches outside the workspace (decides approval even for reads). */
   isOutside: (args: z.infer<S>, ctx: ToolContext) => Promise<boolean>;
+  /**
+   * For writes: the version-control directory (`.git`, `.hg`…) the call would write into, or null.
+   * Such a write always asks, whatever the mode or "always" says.
+   */
+  protectedDir?: (args: z.infer<S>, ctx: ToolContext) => Promise<string | null>;
   preview: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolPreview | ToolResult>;
   run: (args: z.infer<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ToolResult>;
   /**

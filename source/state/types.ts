@@ -1,5 +1,5 @@
 import type {SessionEvent} from '../agent/session/agent-session.js';
-import type {SessionSummary} from '../agent/session/log.js';
+import type {SessionSummary} from '../agent/session/saved.js';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {ApprovalRequest} from '../core/events.js';

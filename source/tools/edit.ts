@@ -5,6 +5,7 @@ import {detectStyle, toFileText, toModelText} from './fs/text.js';
 import {defineTool, type ToolContext} from '../core/tool.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
 import {errorResult, fail, isOutsideWorkspace, resolvePath, type FsResult} from './fs/workspace.js';
+import {protectedDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),
@@ -76,34 +77,35 @@ export function applyEdit(fileText: string, args: EditArgs, display: string): Fs
 export function createEditTool(options: FileToolOptions = {}) {
   const maxBytes = options.maxBytes ?? LIMITS.writeMaxBytes;
 
+  /** `edited`: the person's own version of the whole file, which replaces the model's edit. */
   const plan = async (args: EditArgs, ctx: ToolContext, edited: string | null) => {
     const resolved = await resolvePath(ctx.root, args.path);
-    let outcome: EditOutcome | null = null;
-    const planned = await planFileWrite(
+    return planFileWrite<EditOutcome | {text: string}>(
       resolved,
       ctx,
       ({oldText}) => {
-        if (oldText === null) {
-          return fail('file-not-found', `${resolved.display} does not exist. Use write to create a new file.`);
-        }
-        if (edited !== null) return {ok: true, value: edited};
-        const applied = applyEdit(oldText, args, resolved.display);
-        if (!applied.ok) return applied;
-        outcome = applied.value;
-        return {ok: true, value: applied.value.text};
+        if (oldText === null) return fail('file-not-found', `${resolved.display} does not exist. Use write to create a new file.`);
+        return edited === null ? applyEdit(oldText, args, resolved.display) : {ok: true, value: {text: edited}};
       },
       maxBytes,
     );
-    return {planned, outcome: outcome as EditOutcome | null};
   };
 
-  const describe = (plan: WritePlan, outcome: EditOutcome | null) => (changes: string) => {
-    if (!outcome) return `Updated ${plan.resolved.display} with the person's edited version (${changes}). Read it again before further edits.`;
+  const describe = (plan: WritePlan<EditOutcome | {text: string}>) => (changes: string) => {
+    const outcome = plan.made;
+    if (!('replacements' in outcome)) return `Updated ${plan.resolved.display} with the person's edited version (${changes}). Read it again before further edits.`;
     const count = outcome.replacements === 1 ? '1 occurrence' : `${outcome.replacements} occurrences`;
     const note = outcome.strategy
       ? ` Note: old_string matched only ${STRATEGY_NOTE[outcome.strategy]} (strategy: ${outcome.strategy}); check the result.`
       : '';
     return `Edited ${plan.resolved.display}: replaced ${count} (${changes}).${note}`;
+  };
+
+  /** Matching a large file takes a moment: an interrupt that lands meanwhile still means "not run". */
+  const commit = (planned: Awaited<ReturnType<typeof plan>>, ctx: ToolContext, signal: AbortSignal | undefined) => {
+    if (!planned.ok) return errorResult(planned.error);
+    if (signal?.aborted) return {isError: true, code: 'interrupted', content: `Interrupted before ${planned.value.resolved.display} was written; it is unchanged.`};
+    return commitPlan(planned.value, ctx, options, describe(planned.value));
   };
 
   return defineTool({
@@ -118,20 +120,13 @@ export function createEditTool(options: FileToolOptions = {}) {
     schema,
     keyArg: args => args.path,
     isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
+    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
     preview: async (args, ctx) => {
-      const {planned} = await plan(args, ctx, null);
-      return planned.ok ? previewOf('edit', planned.value) : errorResult(planned.error);
+      const planned = await plan(args, ctx, null);
+      return planned.ok ? previewOf('edit', planned.value, ctx.root) : errorResult(planned.error);
     },
-    run: async (args, ctx) => {
-      const {planned, outcome} = await plan(args, ctx, null);
-      if (!planned.ok) return errorResult(planned.error);
-      return commitPlan(planned.value, ctx, options, describe(planned.value, outcome));
-    },
-    runEdited: async (args, text, ctx) => {
-      const {planned} = await plan(args, ctx, text);
-      if (!planned.ok) return errorResult(planned.error);
-      return commitPlan(planned.value, ctx, options, describe(planned.value, null));
-    },
+    run: async (args, ctx, signal) => commit(await plan(args, ctx, null), ctx, signal),
+    runEdited: async (args, text, ctx, signal) => commit(await plan(args, ctx, text), ctx, signal),
   });
 }
 

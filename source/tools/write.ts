@@ -16,6 +16,7 @@ import {
   type ResolvedPath,
   type FsResult,
 } from './fs/workspace.js';
+import {checkWritable, protectedDirOf, vcsDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
@@ -32,27 +33,31 @@ export type FileToolOptions = {
 };
 
 /** A write, fully computed: the same plan is shown for approval and then committed. */
-export type WritePlan = {
+export type WritePlan<M extends {text: string} = {text: string}> = {
   resolved: ResolvedPath;
   existing: ExistingFile | null;
   /** The file's text now (BOM and line breaks as on disk), or null for a new file. */
   oldText: string | null;
   /** Exactly the text that will land. */
   newText: string;
+  /** What the maker returned with the text (edit: how old_string matched). */
+  made: M;
 };
 
 /**
- * Checks shared by write, edit and their person-edited variants: size, an existing file must be
- * text the agent has read and that has not changed since.
+ * Checks shared by write, edit and their person-edited variants: size, write permission, an
+ * existing file must be text the agent has read and that has not changed since.
  */
-export async function planFileWrite(
+export async function planFileWrite<M extends {text: string}>(
   resolved: ResolvedPath,
   ctx: ToolContext,
-  makeText: (current: {oldText: string | null}) => FsResult<string>,
+  make: (current: {oldText: string | null}) => FsResult<M>,
   maxBytes: number,
-): Promise<FsResult<WritePlan>> {
+): Promise<FsResult<WritePlan<M>>> {
   const existing = await readExisting(resolved);
   if (!existing.ok) return existing;
+  const writable = await checkWritable(resolved, existing.value);
+  if (!writable.ok) return writable;
   let oldText: string | null = null;
   if (existing.value) {
     const fresh = checkFresh(ctx.ledger, resolved, existing.value.bytes);
@@ -61,29 +66,32 @@ export async function planFileWrite(
     if (!decoded.ok) return decoded;
     oldText = decoded.value;
   }
-  const newText = makeText({oldText});
-  if (!newText.ok) return newText;
-  const size = Buffer.byteLength(newText.value);
+  const made = make({oldText});
+  if (!made.ok) return made;
+  const newText = made.value.text;
+  const size = Buffer.byteLength(newText);
   if (size > maxBytes) {
     return fail(
       'too-large',
       `The new content of ${resolved.display} would be ${formatBytes(size)}, over the ${formatBytes(maxBytes)} limit for files nib writes. Write a smaller file, or generate it with a command.`,
     );
   }
-  return {ok: true, value: {resolved, existing: existing.value, oldText, newText: newText.value}};
+  return {ok: true, value: {resolved, existing: existing.value, oldText, newText, made: made.value}};
 }
 
-export function previewOf(verb: string, plan: WritePlan): ToolPreview {
+export function previewOf(verb: string, plan: WritePlan<{text: string}>, root: string): ToolPreview {
+  const protectedDir = vcsDirOf(root, plan.resolved);
   return {
     title: `${verb} ${plan.resolved.display}`,
     outside: plan.resolved.outside,
+    ...(protectedDir ? {protectedDir} : {}),
     file: {path: plan.resolved.display, oldText: plan.oldText, newText: plan.newText},
     editable: plan.newText,
   };
 }
 
 export async function commitPlan(
-  plan: WritePlan,
+  plan: WritePlan<{text: string}>,
   ctx: ToolContext,
   options: FileToolOptions,
   describe: (changes: string) => string,
@@ -118,7 +126,7 @@ export function createWriteTool(options: FileToolOptions = {}) {
       ctx,
       // An existing file keeps its BOM and CRLF line breaks: the model writes LF and no BOM, and
       // a file whose every line changed ending is a diff nobody can review.
-      ({oldText}) => ({ok: true, value: keepStyle && oldText !== null ? toFileText(text, detectStyle(oldText)) : text}),
+      ({oldText}) => ({ok: true, value: {text: keepStyle && oldText !== null ? toFileText(text, detectStyle(oldText)) : text}}),
       maxBytes,
     );
   };
@@ -141,9 +149,10 @@ export function createWriteTool(options: FileToolOptions = {}) {
     schema,
     keyArg: args => args.path,
     isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
+    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
     preview: async (args, ctx) => {
       const planned = await plan(args, args.content, ctx, true);
-      return planned.ok ? previewOf('write', planned.value) : errorResult(planned.error);
+      return planned.ok ? previewOf('write', planned.value, ctx.root) : errorResult(planned.error);
     },
     run: async (args, ctx) => commit(await plan(args, args.content, ctx, true), ctx, false),
     // The person's text is taken as they left it in the editor, byte for byte.

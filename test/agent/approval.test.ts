@@ -53,6 +53,27 @@ describe('judgeCall', () => {
     }
   });
 
+  test('a write into a version-control directory asks in every mode, "always" and yolo included; plan refuses it', () => {
+    for (const mode of APPROVAL_MODES) {
+      for (const alwaysAllowed of [false, true]) {
+        const verdict = judgeCall({kind: 'write', mode, outside: false, protectedPath: true, alwaysAllowed, canAsk: true});
+        expect(verdict).toBe(mode === 'plan' ? 'refuse' : 'ask');
+      }
+    }
+  });
+
+  test('with nobody to ask, a protected write runs only in yolo; reads and commands are not affected', () => {
+    const verdicts = APPROVAL_MODES.map(mode => judgeCall({kind: 'write', mode, outside: false, protectedPath: true, alwaysAllowed: true, canAsk: false}));
+    expect(verdicts).toEqual(['refuse', 'refuse', 'run', 'refuse']);
+    for (const mode of APPROVAL_MODES) {
+      for (const kind of ['read', 'exec'] as const) {
+        expect(judgeCall({kind, mode, outside: false, protectedPath: true, alwaysAllowed: false, canAsk: true})).toBe(judge(kind, mode));
+      }
+    }
+    // Outside the workspace the stricter rule wins: print mode refuses it even in yolo.
+    expect(judgeCall({kind: 'write', mode: 'yolo', outside: true, protectedPath: true, alwaysAllowed: false, canAsk: false})).toBe('refuse');
+  });
+
   test('nextMode cycles through every mode', () => {
     expect(APPROVAL_MODES.map(nextMode)).toEqual(['auto-edit', 'yolo', 'plan', 'ask']);
   });

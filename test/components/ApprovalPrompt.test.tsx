@@ -247,6 +247,12 @@ describe('ApprovalPrompt', () => {
     expect(plain()).not.toContain('h hunks');
   });
 
+  test('a write into .git says so, and the prompt still fits its rows', () => {
+    const {plain} = setup(editRequest({title: 'edit .git/config', protectedDir: '.git'}), noEditor, {rows: 12, columns: 80});
+    expect(plain()).toContain('⚠ inside .git/: version-control state (always asks)');
+    expect(plain().split('\n').length).toBeLessThanOrEqual(12);
+  });
+
   test('a long diff fits the rows given and scrolls with a marker', async () => {
     const request = editRequest({file: {path: 'big.txt', oldText: null, newText: numbered(200)}, editable: numbered(200)});
     const {plain, stdin} = setup(request, noEditor, {rows: 15, columns: 80});

@@ -1,7 +1,7 @@
 import '../support/force-color.js';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import type {SessionSummary} from '../../source/agent/session/log.js';
+import type {SessionSummary} from '../../source/agent/session/saved.js';
 import type {WorkspaceChange} from '../../source/agent/session/snapshots.js';
 import {SessionPicker} from '../../source/components/SessionPicker.js';
 import {UndoConfirm} from '../../source/components/UndoConfirm.js';

@@ -1,7 +1,8 @@
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
-import {dataDir, latestSession, listSessions, sessionsDir} from '../../source/agent/session/log.js';
+import {dataDir, sessionsDir} from '../../source/agent/session/log.js';
+import {latestSession, listSessions} from '../../source/agent/session/saved.js';
 import {historyProblem, startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
 import {TEST_API_KEY, createSandbox, filesContaining, runNib, startNib, type Sandbox} from '../support/nib-process.js';
 import {sse} from '../support/sse.js';

@@ -61,3 +61,25 @@ test('closing the terminal for real (the tty hangs up) ends nib and its command,
   expect(isAlive(nibPid)).toBe(false);
   expect(isAlive(sleepPid)).toBe(false);
 });
+
+test('a background job that left the process group (setsid) ends when the TUI exits', async () => {
+  const session = await start({
+    script: [sse.toolCall('bash', {command: 'setsid sleep 300 & echo $! > sleep.pid; echo started'}), sse.text('done')],
+    args: ['--approval-mode', 'yolo', 'run it'],
+    shell: '"$@"; echo "nib exited with $?"; exec sleep 60',
+  });
+  const {term} = session;
+  const sleepPid = Number(await session.waitForFile('sleep.pid', text => /^\d+\n$/.test(text)));
+  await term.waitForText('done');
+  // The command finished; its setsid job runs on, outside the group, until nib exits.
+  expect(isAlive(sleepPid)).toBe(true);
+  try {
+    await term.send('C-c');
+    await term.waitForText(/again to exit/i);
+    await term.send('C-c');
+    await term.waitForText('nib exited with 0', {timeoutMs: 10_000});
+    expect(isAlive(sleepPid)).toBe(false);
+  } finally {
+    if (isAlive(sleepPid)) process.kill(sleepPid, 'SIGKILL');
+  }
+});

@@ -19,6 +19,15 @@ async function readFileInWorkspace(content: string | Buffer, name = 'f.txt'): Pr
 }
 
 describe('edit', () => {
+  test('an interrupt that lands before the write leaves the file as it was and says so', async () => {
+    const {ctx, file} = await readFileInWorkspace('one\ntwo\n');
+    const aborted = AbortSignal.abort();
+    const result = await editTool.run({path: 'f.txt', old_string: 'two', new_string: 'TWO'}, ctx, aborted);
+    expect(result).toMatchObject({isError: true, code: 'interrupted'});
+    expect(result.content).toMatch(/it is unchanged/);
+    expect(await readFile(file, 'utf8')).toBe('one\ntwo\n');
+  });
+
   test('replaces a unique occurrence and reports the change', async () => {
     const {ctx, file} = await readFileInWorkspace('one\ntwo\nthree\n');
     const result = await editTool.run({path: 'f.txt', old_string: 'two', new_string: 'TWO\nand a half'}, ctx, never);

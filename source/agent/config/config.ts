@@ -28,11 +28,11 @@ export type Config = {
   prompt: string | undefined;
   /** Where the user config file is (or would be), for messages and the first-run screen. */
   configPath: string;
-  /** #5: session logs not written for this many days are deleted at start (0 keeps all). */
+  /** session logs not written for this many days are deleted at start (0 keeps all). */
   sessionRetentionDays: number;
-  /** #5: the model's context window in tokens (per-model overrides already applied). */
+  /** the model's context window in tokens (per-model overrides already applied). */
   contextWindow: number;
-  /** #5: context fill (0..1) past which nib compacts; null = never automatically. */
+  /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
 };
 

@@ -23,11 +23,11 @@ export type Flags = {
   maxRounds?: number;
   help: boolean;
   version: boolean;
-  /** #4: run against the bundled scripted server. */
+  /** run against the bundled scripted server. */
   demo: boolean;
-  /** #5: resume the latest session of this workspace. */
+  /** resume the latest session of this workspace. */
   continue: boolean;
-  /** #5: `true` = show the picker, a string = that session id. */
+  /** `true` = show the picker, a string = that session id. */
   resume?: string | true;
   /** The positional words joined: the first prompt, if any. */
   prompt?: string;

@@ -1,31 +1,18 @@
 import {nextMode, type ApprovalMode} from '../../core/approval-mode.js';
 import type {ChatProvider} from '../../core/chat.js';
-import type {AgentEvent, ApprovalRequest, Decision, TurnEndReason} from '../../core/events.js';
+import type {Decision, TurnEndReason} from '../../core/events.js';
 import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import {compactHistory} from '../compact.js';
 import {runAgent, type LoopCompaction, type LoopTools} from '../loop.js';
-import {deleteSession, findSession, listSessions, loadSession, type LoadedSession, type SessionSummary} from './log.js';
+import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.js';
+import {Approvals} from './approvals.js';
+import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
 import {replayEvents} from './replay.js';
+
+export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
-
-/** What a session reports besides the loop's own events; the TUI's reducer folds both. */
-export type SessionEvent =
-  | AgentEvent
-  | {type: 'notice'; text: string}
-  /** A turn, a compaction, an undo or a resume started (true) or ended (false). */
-  | {type: 'busy'; busy: boolean}
-  | {type: 'mode'; mode: ApprovalMode}
-  | {type: 'model'; model: string}
-  /** The tools answered "always" that are in force now. */
-  | {type: 'grants'; tools: readonly string[]}
-  /** The conversation on screen starts over (/clear, a resume); replayed events may follow. */
-  | {type: 'cleared'}
-  /** How full the context the next request carries is; `window` null when unknown. */
-  | {type: 'context'; tokens: number; window: number | null};
-
-export type SessionListener = (event: SessionEvent) => void;
 
 export type AgentSessionInit = {
   store: SessionStore;
@@ -65,9 +52,7 @@ export class AgentSession {
   private readonly now: () => number;
   private readonly grants = new Set<string>();
   private readonly listeners = new Set<SessionListener>();
-  private readonly pending = new Map<string, (decision: Decision) => void>();
-  /** Answers given before the loop asked: the prompt is drawn from the event, before approve() runs. */
-  private readonly early = new Map<string, Decision>();
+  private readonly approvals = new Approvals();
   private provider: ChatProvider;
   private currentMode: ApprovalMode;
   private running: AbortController | null = null;
@@ -136,7 +121,7 @@ export class AgentSession {
     options.signal?.addEventListener('abort', stop, {once: true});
     if (options.signal?.aborted) abort.abort();
     this.running = abort;
-    this.early.clear();
+    this.approvals.reset();
     this.setBusy(true);
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
@@ -152,7 +137,7 @@ export class AgentSession {
         history: this.messages,
         prompt: text,
         mode: () => this.currentMode,
-        approve: (request, signal) => this.approve(request, signal),
+        approve: (request, signal) => this.approvals.wait(request, signal),
         canAsk: this.canAsk,
         alwaysAllowed: this.grants,
         maxRounds: this.maxRounds,
@@ -188,13 +173,7 @@ export class AgentSession {
 
   /** Answers approval request `id`; an answer that comes before the loop asks is kept for it. */
   answer(id: string, decision: Decision): void {
-    const resolve = this.pending.get(id);
-    if (!resolve) {
-      if (!this.early.has(id)) this.early.set(id, decision);
-      return;
-    }
-    this.pending.delete(id);
-    resolve(decision);
+    this.approvals.answer(id, decision);
   }
 
   /** Aborts the running turn: its command is killed and every open call answered. */
@@ -253,10 +232,8 @@ export class AgentSession {
   /** Switches to another session of this workspace by id (or id prefix). */
   async resume(id: string): Promise<Busy> {
     return this.exclusive(async () => {
-      const found = await findSession(this.store.dir, id);
-      if (!found.ok) return {ok: false, error: found.error.message};
-      const loaded = await loadSession(found.value);
-      if (!loaded.ok) return {ok: false, error: loaded.error.message};
+      const loaded = await loadById(this.store.dir, id);
+      if (!loaded.ok) return loaded;
       await this.store.switchTo(loaded.value);
       this.messages.splice(1, this.messages.length, ...loaded.value.history);
       this.grants.clear();
@@ -274,11 +251,8 @@ export class AgentSession {
     return listSessions(this.store.dir);
   }
 
-  async deleteSession(id: string): Promise<Result<string>> {
-    const found = await findSession(this.store.dir, id);
-    if (found.ok && found.value === this.store.log.path) return {ok: false, error: 'That is the session you are in; resume another one first.'};
-    const deleted = await deleteSession(this.store.dir, id);
-    return deleted.ok ? deleted : {ok: false, error: deleted.error.message};
+  deleteSession(id: string): Promise<Result<string>> {
+    return deleteOther(this.store.dir, id, this.store.log.path);
   }
 
   planUndo(turn?: number) {
@@ -307,25 +281,11 @@ export class AgentSession {
     await this.store.close();
   }
 
-  private approve(request: ApprovalRequest, signal: AbortSignal): Promise<Decision> {
-    return new Promise(resolve => {
-      const answered = this.early.get(request.id);
-      if (answered) {
-        this.early.delete(request.id);
-        return resolve(answered);
-      }
-      this.pending.set(request.id, resolve);
-      signal.addEventListener('abort', () => this.pending.delete(request.id), {once: true});
-    });
-  }
-
   /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */
   private compaction(): LoopCompaction {
-    const tracker = this.store.tracker;
-    return {
-      shouldCompact: history => tracker.shouldCompact(history),
-      compact: (history, signal) => compactHistory({provider: this.provider, history, keepTokens: tracker.keepTokens, signal}),
-    };
+    const {tracker} = this.store;
+    const compact = (history: readonly Message[], signal: AbortSignal) => compactHistory({provider: this.provider, history, keepTokens: tracker.keepTokens, signal});
+    return {shouldCompact: history => tracker.shouldCompact(history), compact};
   }
 
   /** Runs `work` as the only thing the session does; refused while anything else runs. */
@@ -359,14 +319,4 @@ export class AgentSession {
   private contextEvent(): SessionEvent {
     return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.tracker.settings.window};
   }
-}
-
-function resumedNotice(loaded: LoadedSession): SessionEvent {
-  return {type: 'notice', text: `Resumed session ${loaded.header.id} (${loaded.turns} turns).`};
-}
-
-/** Deltas carry no time from the loop; the screen needs one to say how long reasoning took. */
-function stamp(event: AgentEvent, now: () => number): AgentEvent {
-  if ((event.type === 'reasoning-delta' || event.type === 'text-delta') && event.at === undefined) return {...event, at: now()};
-  return event;
 }

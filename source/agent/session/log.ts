@@ -4,6 +4,7 @@ import {nibDir} from '../config/xdg.js';
 import {basename, join} from 'node:path';
 import {z} from 'zod';
 import type {AgentEvent} from '../../core/events.js';
+import type {LoadedSession} from './saved.js';
 import {MessageSchema, unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Redactor} from '../config/redact.js';
 import type {Failure, Result} from '../../core/result.js';
@@ -70,7 +71,7 @@ export type SessionRecord =
   /** From here on the model sees `history` instead of the messages before it (see compact.ts). */
   | {type: 'compaction'; at: number; history: Message[]; summary: string};
 
-const HeaderSchema = z.object({
+export const HeaderSchema = z.object({
   type: z.literal('header'),
   version: z.number(),
   id: z.string(),
@@ -79,7 +80,7 @@ const HeaderSchema = z.object({
   model: z.string(),
 });
 
-const RecordSchema = z.discriminatedUnion('type', [
+export const RecordSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('message'), at: z.number(), message: MessageSchema}),
   // Events are the loop's own output; their shape is checked where they are consumed.
   z.object({type: z.literal('event'), at: z.number(), event: z.looseObject({type: z.string()})}),
@@ -120,7 +121,7 @@ export function workspaceKey(realRoot: string): string {
   return `${name}-${hash}`;
 }
 
-function sessionsRoot(data: string): string {
+export function sessionsRoot(data: string): string {
   return join(data, 'sessions');
 }
 
@@ -266,240 +267,4 @@ export class SessionLog {
     this.handle = handle;
     return handle;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading
-
-export type LoadedSession = {
-  path: string;
-  header: SessionHeader;
-  /** Every record after the header, in order (for re-rendering the transcript). */
-  records: Exclude<SessionRecord, SessionHeader>[];
-  /** Every message ever appended, compactions notwithstanding. */
-  messages: Message[];
-  /** What the next request should carry: compaction applied and every tool call answered. */
-  history: Message[];
-  snapshots: SnapshotRecord[];
-  /** User turns. */
-  turns: number;
-  /** Lines that could not be read (a torn last line, a damaged one): said, never fatal. */
-  warnings: string[];
-};
-
-export const INTERRUPTED_RESULT = 'Interrupted: nib stopped before this tool call finished, so it may not have run.';
-
-export async function loadSession(path: string): Promise<Result<LoadedSession, SessionError>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {ok: false, error: {code: 'not-found', message: `No session file at ${path}.`}};
-    return {ok: false, error: {code: 'unreadable', message: `Cannot read session ${path}: ${(error as Error).message}`}};
-  }
-  return parseSession(path, text);
-}
-
-function parseSession(path: string, text: string): Result<LoadedSession, SessionError> {
-  const lines = text.split('\n');
-  const endsWhole = text.endsWith('\n');
-  if (endsWhole) lines.pop();
-  const header = HeaderSchema.safeParse(parseJson(lines[0] ?? ''));
-  if (!header.success) {
-    return {
-      ok: false,
-      error: {code: 'not-a-session', message: `${path} is not a nib session log (its first line is not a session header); it was left alone.`},
-    };
-  }
-  const warnings: string[] = [];
-  const records: LoadedSession['records'] = [];
-  for (let index = 1; index < lines.length; index++) {
-    const line = lines[index]!;
-    if (line.trim() === '') continue;
-    const parsed = RecordSchema.safeParse(parseJson(line));
-    if (parsed.success) {
-      records.push(parsed.data as LoadedSession['records'][number]);
-      continue;
-    }
-    const isLast = index === lines.length - 1;
-    warnings.push(isLast && !endsWhole
-      ? `The last line of ${path} was cut off (nib was stopped mid-write); it was ignored.`
-      : `Line ${index + 1} of ${path} could not be read; it was ignored.`);
-  }
-  const messages: Message[] = [];
-  let history: Message[] = [];
-  const snapshots: SnapshotRecord[] = [];
-  let turns = 0;
-  for (const record of records) {
-    if (record.type === 'message') {
-      messages.push(record.message);
-      history.push(record.message);
-      if (record.message.type === 'user') turns++;
-    } else if (record.type === 'compaction') {
-      history = [...record.history];
-    } else if (record.type === 'snapshot') {
-      snapshots.push(record);
-    } else if (record.type === 'undo') {
-      snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
-    }
-  }
-  return {ok: true, value: {path, header: header.data, records, messages, history: repairHistory(history), snapshots, turns, warnings}};
-}
-
-/**
- * Makes a history valid for the API: every tool call is followed by its result (an "interrupted"
- * one where nib died before it had one), and no result answers a call that is not there.
- */
-export function repairHistory(history: readonly Message[]): Message[] {
-  const hasOrphans = () => {
-    const calls = new Set<string>();
-    for (const message of history) if (message.type === 'assistant-tool-calls') for (const call of message.toolCalls) calls.add(call.id);
-    return history.some(message => message.type === 'tool-result' && !calls.has(message.toolCallId));
-  };
-  if (unansweredToolCalls(history).length === 0 && !hasOrphans() && resultsAreAdjacent(history)) return [...history];
-  const out: Message[] = [];
-  for (let index = 0; index < history.length; index++) {
-    const message = history[index]!;
-    if (message.type === 'tool-result') continue; // placed right after its call below
-    out.push(message);
-    if (message.type !== 'assistant-tool-calls') continue;
-    for (const call of message.toolCalls) {
-      const result = history.find(m => m.type === 'tool-result' && m.toolCallId === call.id);
-      out.push(result ?? {type: 'tool-result', toolCallId: call.id, content: INTERRUPTED_RESULT, isError: true});
-    }
-  }
-  return out;
-}
-
-/** The API wants a call's results right after the assistant message that made it. */
-function resultsAreAdjacent(history: readonly Message[]): boolean {
-  let open = new Set<string>();
-  for (const message of history) {
-    if (message.type === 'tool-result') {
-      if (!open.delete(message.toolCallId)) return false;
-    } else {
-      if (open.size > 0) return false;
-      open = message.type === 'assistant-tool-calls' ? new Set(message.toolCalls.map(call => call.id)) : new Set();
-    }
-  }
-  return open.size === 0;
-}
-
-function parseJson(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return undefined; // the caller reports the line
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Listing, deleting, retention
-
-export type SessionSummary = {
-  id: string;
-  path: string;
-  /** ISO time from the header. */
-  created: string;
-  /** Last write (ms since epoch). */
-  updated: number;
-  model: string;
-  firstPrompt: string;
-  turns: number;
-  messages: number;
-};
-
-/** Session files of one workspace, newest write first, without reading them. */
-async function sessionFiles(dir: string): Promise<Array<{id: string; path: string; updated: number}>> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return []; // no sessions yet in this workspace
-  }
-  const files = await Promise.all(
-    names
-      .filter(name => name.endsWith('.jsonl'))
-      .map(async name => {
-        const path = join(dir, name);
-        const info = await stat(path).catch(() => null);
-        return info ? {id: name.slice(0, -'.jsonl'.length), path, updated: info.mtimeMs} : null;
-      }),
-  );
-  return files.filter(file => file !== null).sort((a, b) => b.updated - a.updated || b.id.localeCompare(a.id));
-}
-
-/** The workspace's most recently written session, or null. */
-export async function latestSession(dir: string): Promise<string | null> {
-  const files = await sessionFiles(dir);
-  return files[0]?.path ?? null;
-}
-
-/** Finds a session by id or unambiguous id prefix. */
-export async function findSession(dir: string, id: string): Promise<Result<string, SessionError>> {
-  const files = await sessionFiles(dir);
-  const exact = files.find(file => file.id === id);
-  if (exact) return {ok: true, value: exact.path};
-  const matches = files.filter(file => file.id.startsWith(id));
-  if (matches.length === 1) return {ok: true, value: matches[0]!.path};
-  return {
-    ok: false,
-    error: {
-      code: 'not-found',
-      message: matches.length === 0 ? `No session ${id} in this workspace (nib --resume lists them).` : `Session id ${id} is ambiguous: ${matches.map(m => m.id).join(', ')}.`,
-    },
-  };
-}
-
-/** Sessions of one workspace for a picker, newest first. Unreadable files are listed as such. */
-export async function listSessions(dir: string): Promise<SessionSummary[]> {
-  const files = await sessionFiles(dir);
-  return Promise.all(
-    files.map(async file => {
-      const loaded = await loadSession(file.path);
-      if (!loaded.ok) {
-        return {id: file.id, path: file.path, created: '', updated: file.updated, model: '', firstPrompt: `(${loaded.error.message})`, turns: 0, messages: 0};
-      }
-      const {header, messages, turns} = loaded.value;
-      const first = messages.find(message => message.type === 'user');
-      return {
-        id: header.id,
-        path: file.path,
-        created: header.created,
-        updated: file.updated,
-        model: header.model,
-        firstPrompt: first ? first.content.replace(/\s+/g, ' ').trim() : '',
-        turns,
-        messages: messages.length,
-      };
-    }),
-  );
-}
-
-export async function deleteSession(dir: string, id: string): Promise<Result<string, SessionError>> {
-  const found = await findSession(dir, id);
-  if (!found.ok) return found;
-  await rm(found.value, {force: true});
-  return found;
-}
-
-/**
- * Deletes session logs of every workspace not written for `retentionDays` (0 or less keeps
- * everything). Returns the deleted ids.
- */
-export async function pruneSessions(data: string, options: {retentionDays: number; now?: number}): Promise<string[]> {
-  if (!(options.retentionDays > 0)) return [];
-  const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
-  const root = sessionsRoot(data);
-  const workspaces = await readdir(root).catch(() => [] as string[]);
-  const deleted: string[] = [];
-  for (const workspace of workspaces) {
-    for (const file of await sessionFiles(join(root, workspace))) {
-      if (file.updated >= cutoff) continue;
-      await rm(file.path, {force: true});
-      deleted.push(file.id);
-    }
-  }
-  return deleted;
 }

@@ -1,5 +1,5 @@
 import type {AgentEvent} from '../../core/events.js';
-import type {LoadedSession, SessionSummary} from './log.js';
+import type {LoadedSession, SessionSummary} from './saved.js';
 
 /** One line per session for /sessions and print mode: id, date, turns, model, first prompt. */
 export function formatSessionList(sessions: readonly SessionSummary[], width = 100): string[] {

@@ -5,18 +5,10 @@ import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
 import type {Message} from '../../core/messages.js';
 import {createRedactor, type Redactor} from '../config/redact.js';
-import {
-  SessionLog,
-  dataDir,
-  findSession,
-  latestSession,
-  loadSession,
-  pruneSessions,
-  sessionsDir,
-  type LoadedSession,
-  type SessionSummary,
-  type SnapshotRecord,
-} from './log.js';
+import {SessionLog, dataDir, sessionsDir, type SnapshotRecord} from './log.js';
+import {loadChoice, pruneSessions, type LoadedSession, type SessionChoice} from './saved.js';
+
+export type {SessionChoice} from './saved.js';
 import {Snapshots, pruneSnapshots} from './snapshots.js';
 import type {Result} from '../../core/result.js';
 
@@ -25,14 +17,6 @@ import type {Result} from '../../core/result.js';
  * instructions, the context tracker, and per-turn snapshots. AgentSession feeds it every loop
  * event through observe() and awaits it; nothing else talks to it.
  */
-
-export type SessionChoice =
-  /** A fresh session. */
-  | {kind: 'new'}
-  /** The workspace's latest session (`--continue`). */
-  | {kind: 'latest'}
-  /** A session by id or id prefix (`--resume ID`). */
-  | {kind: 'id'; id: string};
 
 export type SessionStoreOptions = {
   cwd: string;
@@ -110,21 +94,7 @@ export class SessionStore {
     ]);
     if (instructions.notice) notices.push(instructions.notice);
 
-    let loaded: LoadedSession | null = null;
-    if (options.choice.kind !== 'new') {
-      const path = options.choice.kind === 'latest' ? await latestSession(dir) : await findSession(dir, options.choice.id);
-      if (path === null) notices.push('No earlier session in this workspace; starting a new one.');
-      else if (typeof path === 'object' && !path.ok) notices.push(`${path.error.message} Starting a new session.`);
-      else {
-        const result = await loadSession(typeof path === 'string' ? path : path.value);
-        if (result.ok) {
-          loaded = result.value;
-          notices.push(...loaded.warnings);
-        } else {
-          notices.push(`${result.error.message} Starting a new session.`);
-        }
-      }
-    }
+    const loaded = await loadChoice(dir, options.choice, notices);
     const log = loaded
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});

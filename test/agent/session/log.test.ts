@@ -5,20 +5,8 @@ import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {unansweredToolCalls, type Message} from '../../../source/core/messages.js';
-import {
-  INTERRUPTED_RESULT,
-  SessionLog,
-  dataDir,
-  deleteSession,
-  findSession,
-  latestSession,
-  listSessions,
-  loadSession,
-  pruneSessions,
-  repairHistory,
-  sessionsDir,
-  workspaceKey,
-} from '../../../source/agent/session/log.js';
+import {SessionLog, dataDir, sessionsDir, workspaceKey} from '../../../source/agent/session/log.js';
+import {INTERRUPTED_RESULT, deleteSession, findSession, latestSession, listSessions, loadSession, pruneSessions, repairHistory} from '../../../source/agent/session/saved.js';
 
 let dir: string;
 beforeEach(async () => {

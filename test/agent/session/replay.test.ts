@@ -4,7 +4,8 @@ import {join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {initialState, reduce, type UiState} from '../../../source/state/reducer.js';
-import {SessionLog, loadSession} from '../../../source/agent/session/log.js';
+import {SessionLog} from '../../../source/agent/session/log.js';
+import {loadSession} from '../../../source/agent/session/saved.js';
 import {replayEvents} from '../../../source/agent/session/replay.js';
 
 let dir: string;

@@ -2,7 +2,7 @@ import {chmod, readFile, stat, writeFile, access} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import type {AgentSession} from '../../../source/agent/session/agent-session.js';
-import {loadSession} from '../../../source/agent/session/log.js';
+import {loadSession} from '../../../source/agent/session/saved.js';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';
 import {createSandbox, openTestSession, type Sandbox} from '../../support/session.js';

@@ -1,0 +1,144 @@
+import {spawn} from 'node:child_process';
+import {readdir, rm, stat} from 'node:fs/promises';
+import {join} from 'node:path';
+import type {Failure, Result} from '../../core/result.js';
+
+/** The git side of snapshots: running git cleanly, reading its output, pruning old repositories. */
+
+export type SnapshotErrorCode = 'no-git' | 'git-failed' | 'unknown-snapshot';
+export type SnapshotError = Failure<SnapshotErrorCode>;
+export type SnapshotResult<T> = Result<T, SnapshotError>;
+
+export type ChangeStatus = 'added' | 'deleted' | 'modified' | 'type-changed';
+
+export type WorkspaceChange = {
+  path: string;
+  status: ChangeStatus;
+  /** Git modes (100644, 100755, 120000); null where the file is absent. */
+  oldMode: string | null;
+  newMode: string | null;
+  /** Unified diff of this file (`diff --git` header included); "Binary files differ" for binaries. */
+  patch: string;
+};
+
+/** The current state of the workspace, as an endpoint of diff(). */
+export const WORKSPACE = 'workspace' as const;
+export type SnapshotRef = string | typeof WORKSPACE;
+
+export type RestoreReport = {restored: string[]; deleted: string[]};
+
+export type UndoPlan = {
+  /** What restoring will do, as a diff from the workspace now to the snapshot. */
+  changes: WorkspaceChange[];
+  /** Files the person changed after the agent's last turn that the restore would overwrite. */
+  conflicts: string[];
+};
+
+const ZERO = /^0+$/;
+export const GITLINK = '160000';
+export const STALE_LOCK_MS = 30_000;
+
+// Attributes in info/ outrank the workspace's .gitattributes: no filter (git-lfs), no eol or
+// encoding conversion, so a snapshot holds the bytes on disk and gives back the same bytes.
+export const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
+
+/** Starts the line of a snapshot's commit message that holds its files' exact modes. */
+export const MODES_TRAILER = 'nib-modes: ';
+
+/** The shadow repository's settings: bytes exactly as on disk, no hooks or monitors of the person's. */
+export const SHADOW_SETTINGS: ReadonlyArray<[string, string]> = [
+  ['core.bare', 'false'],
+  ['core.autocrlf', 'false'],
+  ['core.safecrlf', 'false'],
+  ['core.symlinks', 'true'],
+  ['core.fileMode', 'true'],
+  ['core.untrackedCache', 'true'],
+  ['core.quotePath', 'false'],
+  ['core.fsmonitor', 'false'],
+  // A 20,000-file index is ~2 MB; version 4 compresses its paths and the split index
+  // rewrites only changed entries, which halves a snapshot after a one-file change.
+  ['index.version', '4'],
+  ['core.splitIndex', 'true'],
+  ['gc.auto', '0'],
+  ['advice.addEmbeddedRepo', 'false'],
+  ['user.name', 'nib'],
+  ['user.email', 'nib@localhost'],
+];
+
+export function parseRaw(output: string): WorkspaceChange[] {
+  const parts = output.split('\0');
+  const changes: WorkspaceChange[] = [];
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    const meta = parts[index]!;
+    const path = parts[index + 1]!;
+    const [oldMode = '', newMode = '', , , letter = ''] = meta.replace(/^:/, '').split(' ');
+    const status: ChangeStatus = letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'T' ? 'type-changed' : 'modified';
+    changes.push({
+      path,
+      status,
+      oldMode: ZERO.test(oldMode) ? null : oldMode,
+      newMode: ZERO.test(newMode) ? null : newMode,
+      patch: '',
+    });
+  }
+  return changes;
+}
+
+/** Runs git with an environment cleared of the person's GIT_* variables (a hook's GIT_DIR, say). */
+export function runGit(args: string[], options: {cwd: string; env: Record<string, string>; input?: string}): Promise<SnapshotResult<string>> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('GIT_')) env[name] = value;
+  Object.assign(env, options.env, {GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C'});
+  return new Promise(resolve => {
+    const child = spawn('git', args, {cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe']});
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', chunk => out.push(chunk));
+    child.stderr.on('data', chunk => err.push(chunk));
+    child.on('error', error => {
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      resolve({
+        ok: false,
+        error: missing
+          ? {code: 'no-git', message: 'Undo needs git on the PATH; snapshots are off for this session.'}
+          : {code: 'git-failed', message: `git ${args[0]}: ${error.message}`},
+      });
+    });
+    child.on('close', code => {
+      if (code === 0) resolve({ok: true, value: Buffer.concat(out).toString('utf8')});
+      else resolve({ok: false, error: {code: 'git-failed', message: `git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim()}`}});
+    });
+    child.stdin.on('error', () => {}); // git may exit before reading its input; the exit code says why
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * Housekeeping for sessions that are gone (retention, /sessions delete): a workspace with no
+ * session left and a shadow repository unused for `retentionDays` is deleted whole; otherwise
+ * refs of deleted sessions are dropped and a background `git gc` (default two-week prune, so a
+ * running nib never loses objects) reclaims the space. Never awaited on the start path.
+ */
+export async function pruneSnapshots(data: string, options: {retentionDays: number; now?: number; gc?: boolean}): Promise<void> {
+  if (!(options.retentionDays > 0)) return;
+  const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
+  const root = join(data, 'snapshots');
+  const repos = (await readdir(root).catch(() => [] as string[])).filter(name => name.endsWith('.git'));
+  for (const repo of repos) {
+    const gitDir = join(root, repo);
+    const sessions = await readdir(join(data, 'sessions', repo.slice(0, -'.git'.length))).catch(() => [] as string[]);
+    const ids = new Set(sessions.filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length)));
+    if (ids.size === 0) {
+      const used = await stat(join(gitDir, 'index')).catch(() => null);
+      if (!used || used.mtimeMs < cutoff) await rm(gitDir, {recursive: true, force: true});
+      continue;
+    }
+    const refs = await runGit(['for-each-ref', '--format=%(refname)', 'refs/nib/'], {cwd: root, env: {GIT_DIR: gitDir}});
+    if (!refs.ok) continue;
+    const stale = refs.value.split('\n').filter(ref => ref && !ids.has(ref.slice('refs/nib/'.length)));
+    if (stale.length === 0) continue;
+    await runGit(['update-ref', '--stdin'], {cwd: root, env: {GIT_DIR: gitDir}, input: stale.map(ref => `delete ${ref}\n`).join('')});
+    if (options.gc === false) continue;
+    spawn('git', ['gc', '--quiet'], {cwd: root, env: {...process.env, GIT_DIR: gitDir}, stdio: 'ignore', detached: true}).unref();
+  }
+}
