@@ -132,7 +132,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (name !== undefined && call.name === '') call.name = name;
     const args = fn.arguments;
     if (typeof args === 'string') call.args.push(args);
-    else if (args !== undefined && args !== null) call.args.push(JSON.stringify(args));
+    else if (args !== undefined && args !== null) call.args.push(argumentsText(args));
   };
 
   const applyDelta = (delta: Json, out: TurnDelta[]) => {
@@ -255,6 +255,19 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       };
     },
   };
+}
+
+/**
+ * Arguments some servers send as an object, back to the JSON text the wire defines. Nesting deep
+ * enough to overflow JSON.stringify's recursion becomes a string the tool rejects as not an
+ * object, so the model hears what was wrong instead of the turn failing.
+ */
+function argumentsText(args: unknown): string {
+  try {
+    return JSON.stringify(args);
+  } catch {
+    return JSON.stringify('arguments nested too deeply to read');
+  }
 }
 
 function count(value: unknown): number | undefined {

@@ -211,6 +211,12 @@ describe('accumulate: chunk rules', () => {
     expect(accumulateSse('data: {"error":"model overloaded"}\n\n').error).toBe('model overloaded');
   });
 
+  it('object arguments too deep to serialize become a string the tool rejects, not a crash', () => {
+    const depth = 50_000;
+    const body = `data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"d","function":{"name":"read","arguments":{"path":${'['.repeat(depth)}${']'.repeat(depth)}}}}]}}]}\n\n`;
+    expect(accumulateSse(body).toolCalls).toEqual([{id: 'd', name: 'read', arguments: '"arguments nested too deeply to read"'}]);
+  });
+
   it('fail keeps the first error and marks aborts', () => {
     const accumulator = createAccumulator();
     accumulator.pushChunk({choices: [{delta: {content: 'so far'}}]});
