@@ -1,9 +1,16 @@
+import {readFileSync} from 'node:fs';
+import {readdir, readFile, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
 import {createSandbox, jsonEvents, runNib, type NibResult, type Sandbox} from '../support/nib-process.js';
 
 // Print mode against the loopback server, with what a hostile or broken model sends.
+
+const FIXTURES = join(import.meta.dirname, '../agent/provider/fixtures');
+/** A surrogate half written as a JSON escape: JSON.stringify writes lone halves that way. */
+const LONE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 let sandbox: Sandbox;
 let server: OpenAiServer | undefined;
@@ -55,5 +62,50 @@ describe('deeply nested tool arguments', () => {
     const toolResult = jsonEvents(result.stdout).find(event => event.type === 'tool-result');
     expect(toolResult).toMatchObject({id: 'call_obj', is_error: true});
     expect(toolResult!.content).toContain('nested too deeply');
+  });
+});
+
+describe('provider stream shapes', () => {
+  const fixture = (name: string) => readFileSync(join(FIXTURES, `${name}.sse`), 'utf8');
+
+  test('an `error:` field before [DONE] (older llama.cpp) fails the turn; the partial text is kept', async () => {
+    const result = await nib([sse.raw(fixture('error-field-then-done'))], ['-p', 'explain the loader']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('The config loader reads three files:');
+    expect(result.stderr).toContain('context shift is disabled');
+  });
+
+  test('a bare vLLM error object while a call is half sent: the call never runs', async () => {
+    await writeFile(join(sandbox.workspace, 'keep.txt'), 'still here\n');
+    const result = await nib(
+      [sse.raw(fixture('bare-error-object-mid-call'))],
+      ['-p', 'clean up', '--approval-mode', 'yolo', '--output-format', 'json'],
+    );
+    expect(result.code).toBe(1);
+    const events = jsonEvents(result.stdout);
+    expect(events.filter(event => event.type === 'text-delta').map(event => event.text).join('')).toBe('Writing the fix.');
+    expect(events.some(event => event.type === 'tool-start' || event.type === 'tool-result')).toBe(false);
+    expect(events.find(event => event.type === 'error')).toMatchObject({code: 'provider', message: expect.stringContaining('maximum model length')});
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'error'});
+    expect(server!.requests).toHaveLength(1);
+  });
+
+  test('an emoji split into two surrogate halves: whole in text, JSONL and the session log', async () => {
+    const text = await nib([sse.raw(fixture('surrogate-pair-split'))], ['-p', 'status?']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('Tests pass \u{1F389} and a stray \uFFFD half.');
+    await server!.close();
+    const json = await nib([sse.raw(fixture('surrogate-pair-split'))], ['-p', 'status?', '--output-format', 'json']);
+    expect(json.stdout).not.toMatch(LONE_ESCAPE);
+    const deltas = jsonEvents(json.stdout).filter(event => event.type === 'text-delta');
+    expect(deltas.map(event => event.text).join('')).toBe('Tests pass \u{1F389} and a stray \uFFFD half.');
+    const logs = await readdir(sandbox.home, {recursive: true, withFileTypes: true});
+    const sessionFiles = logs.filter(entry => entry.isFile() && entry.name.endsWith('.jsonl'));
+    expect(sessionFiles.length).toBeGreaterThan(0);
+    for (const entry of sessionFiles) {
+      const log = await readFile(join(entry.parentPath, entry.name), 'utf8');
+      expect(log).not.toMatch(LONE_ESCAPE);
+      expect(log).toContain('\u{1F389}');
+    }
   });
 });

@@ -10,6 +10,7 @@ import type {Usage} from '../../core/events.js';
 import type {ToolCall} from '../../core/messages.js';
 import type {SseEvent} from './sse.js';
 import {createSseParser} from './sse.js';
+import {argumentsText, createPairJoiner} from './wire-text.js';
 import type {AssistantTurn} from '../../core/chat.js';
 
 export type TurnDelta = {type: 'text-delta' | 'reasoning-delta'; text: string};
@@ -61,12 +62,17 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   let sawDone = false;
   let malformed = 0;
 
-  const addText = (value: string, out: TurnDelta[]) => {
+  const textPairs = createPairJoiner();
+  const reasoningPairs = createPairJoiner();
+  const refusalPairs = createPairJoiner();
+  const addText = (piece: string, out: TurnDelta[]) => {
+    const value = textPairs.join(piece);
     if (value === '') return;
     text.push(value);
     out.push({type: 'text-delta', text: value});
   };
-  const addReasoning = (value: string, out: TurnDelta[]) => {
+  const addReasoning = (piece: string, out: TurnDelta[]) => {
+    const value = reasoningPairs.join(piece);
     if (value === '') return;
     reasoning.push(value);
     out.push({type: 'reasoning-delta', text: value});
@@ -144,7 +150,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (typeof reasoningText === 'string') addReasoning(reasoningText, out);
     if (typeof delta.content === 'string') addText(delta.content, out);
     else if (Array.isArray(delta.content)) addContentParts(delta.content, out);
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(delta.refusal);
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(refusalPairs.join(delta.refusal));
     if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) addToolFragment(fragment);
     // The deprecated single `function_call` is a tool call with neither id nor index.
     if (isObject(delta.function_call)) addToolFragment({function: delta.function_call});
@@ -155,7 +161,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (typeof value === 'string') error = value;
     else if (isObject(value)) {
       const message = typeof value.message === 'string' ? value.message : JSON.stringify(value);
-      const kind = nonEmpty(value.code) ?? nonEmpty(value.type);
+      const code = typeof value.code === 'number' ? String(value.code) : nonEmpty(value.code);
+      const kind = code ?? nonEmpty(value.type);
       error = kind ? `${message} (${kind})` : message;
     } else error = JSON.stringify(value);
   };
@@ -167,6 +174,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return out;
     }
     if (chunk.error !== undefined && chunk.error !== null) setError(chunk.error);
+    // vLLM sends its error object bare, as the whole payload: no `error` key, no choices.
+    else if (chunk.object === 'error') setError(chunk);
     if (isObject(chunk.usage)) usage = chunk.usage;
     if (!Array.isArray(chunk.choices)) return out;
     for (const choice of chunk.choices) {
@@ -196,6 +205,11 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
     const parsed = parse(trimmed);
     if (!parsed.ok) {
+      // An error that is not JSON is still an error: its text is the message.
+      if (eventName === 'error') {
+        setError(trimmed);
+        return [];
+      }
       // One bad chunk should not throw away a whole answer; it is counted on the turn instead.
       malformed++;
       return [];
@@ -255,19 +269,6 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       };
     },
   };
-}
-
-/**
- * Arguments some servers send as an object, back to the JSON text the wire defines. Nesting deep
- * enough to overflow JSON.stringify's recursion becomes a string the tool rejects as not an
- * object, so the model hears what was wrong instead of the turn failing.
- */
-function argumentsText(args: unknown): string {
-  try {
-    return JSON.stringify(args);
-  } catch {
-    return JSON.stringify('arguments nested too deeply to read');
-  }
 }
 
 function count(value: unknown): number | undefined {
