@@ -2,6 +2,7 @@ import {extname} from 'node:path';
 import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../core/events.js';
+import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
 import type {EditorResult} from '../hooks/editor.js';
 import {useKeyState} from '../hooks/use-key-state.js';
@@ -44,6 +45,9 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
   const editable = preview.editable ?? preview.file?.newText ?? preview.command?.command;
   const canSplit = (change?.hunks.length ?? 0) > 1;
+  // The title names the path or command: what hides in it (a bidi override, a zero-width space)
+  // is shown, not dropped by the terminal.
+  const title = showInvisible(toTerminalText(preview.title));
   // The key handler reads the mode from a ref: two keys in one read (a paste, a fast typist)
   // reach the handler before React re-renders, and a stale mode could turn the first letter of
   // a reason typed after `n` into a `y`.
@@ -170,7 +174,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       {change && preview.file ? (
         <DiffView
           key={hunk ?? 'all'}
-          title={hunk === undefined ? preview.title : `${preview.title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
+          title={hunk === undefined ? title : `${title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
           change={change}
           hunk={hunk}
           height={bodyRows}
@@ -183,7 +187,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         <JsonView title={preview.title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
-          {preview.title}
+          {title}
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}

@@ -1,7 +1,7 @@
 import type {Config} from '../agent/config/config.js';
 import type {AgentSession, SessionEvent} from '../agent/session/agent-session.js';
 import type {AgentEvent} from '../core/events.js';
-import {toTerminalText} from '../core/terminal-text.js';
+import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
 export type PrintIO = {
@@ -77,7 +77,9 @@ function textPrinter(out: CoalescingWriter, stderr: TextSink, answer: (text: str
         return;
       case 'tool-call':
         needsBreak = true;
-        stderr.write(`→ ${`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd()}\n`);
+        // The command or path the model chose: nothing in it may hide from the person reading.
+        stderr.write(`→ ${showInvisible(`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd())}
+`);
         return;
       case 'tool-result':
         if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);

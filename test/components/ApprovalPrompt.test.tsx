@@ -296,4 +296,18 @@ describe('ApprovalPrompt', () => {
     await waitFor(() => stripAnsi(lastFrame()!).includes('Why not?'), () => lastFrame()!);
     expect(decisions).toEqual([]);
   });
+
+  test('invisible characters in a command, a path or a diff are shown as markers, never passed through', () => {
+    // The override would make `txt.sh` read as `hs.txt`; the zero-width space hides inside `rm`.
+    const command = 'cat notes\u202Etxt.sh; r\u200Bm -rf \u2066build\u2069';
+    const bash = setup({...bashRequest, preview: {title: `bash ${command}`, outside: false, command: {command, cwd: '/w'}, editable: command}});
+    expect(bash.plain()).toContain('$ cat notes<U+202E>txt.sh; r<U+200B>m -rf <U+2066>build<U+2069>');
+    expect(bash.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+    cleanup();
+    const path = 'src/a\u200Db.ts';
+    const edit = setup(editRequest({title: `edit ${path}`, file: {path, oldText: 'let a = 1;\n', newText: 'let a = 1;\u2067 // ok\u2069\n'}}));
+    expect(edit.plain()).toContain('edit src/a<U+200D>b.ts');
+    expect(edit.plain()).toContain('+ let a = 1;<U+2067> // ok<U+2069>');
+    expect(edit.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+  });
 });

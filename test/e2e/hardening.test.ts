@@ -109,3 +109,18 @@ describe('provider stream shapes', () => {
     }
   });
 });
+
+describe('invisible characters in print mode', () => {
+  test('a command with a bidi override and a zero-width space is announced with markers', async () => {
+    const command = 'cat notes\u202Etxt.sh; r\u200Bm -rf \u2066build\u2069';
+    const result = await nib([sse.toolCall('bash', {command}), sse.text('Not run.')], ['-p', 'tidy up']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('→ bash cat notes<U+202E>txt.sh; r<U+200B>m -rf <U+2066>build<U+2069>');
+    expect(result.stderr).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+  });
+
+  test('a path with a zero-width joiner is announced with a marker too', async () => {
+    const result = await nib([sse.toolCall('read', {path: 'src/ma\u200Din.ts'}), sse.text('Missing.')], ['-p', 'read it']);
+    expect(result.stderr).toContain('→ read src/ma<U+200D>in.ts');
+  });
+});
