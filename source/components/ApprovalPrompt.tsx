@@ -5,6 +5,7 @@ import type {ApprovalRequest, Decision} from '../core/events.js';
 import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
 import type {EditorResult} from '../hooks/editor.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
@@ -27,6 +28,10 @@ export type Props = {
   readonly onEdit: (text: string, suffix: string) => Promise<EditorResult>;
   /** Whether the prompt owns the keyboard; the prompt input is inactive while this is true. */
   readonly isActive?: boolean;
+  /** The clock for the typed-ahead grace period (default Date.now); tests pass their own. */
+  readonly now?: () => number;
+  /** Quiet time before a key answers (default KEY_GRACE_MS); 0 turns the grace off. */
+  readonly graceMs?: number;
 };
 
 type Mode =
@@ -37,9 +42,10 @@ type Mode =
 
 /**
  * Asks whether a write, edit or command may run. y yes · a always · n no (+ reason) · e edit
- * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no.
+ * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no. Keys typed before the
+ * prompt was ready (see useKeyGrace) decide nothing.
  */
-export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true}: Props) {
+export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const {preview} = request;
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
@@ -59,6 +65,12 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
   const [reason, reasonText, setReason] = useKeyState('');
+  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const ignoreEarly = (keys: number) => {
+    const ignored = grace.ignoreEarly(keys);
+    if (ignored > 0) setMessage(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this prompt was ready: pause, then press one key.`);
+    return ignored > 0;
+  };
 
   const decide = (decision: Decision) => {
     if (decided.current) return;
@@ -120,6 +132,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     (input, key) => {
       const mode = modeRef.current;
       if (mode.kind === 'editing' || decided.current) return;
+      // Only the choice can be reached by typing ahead; every later mode began with a key that counted.
+      if (mode.kind === 'choose' && ignoreEarly(Math.max(1, [...input].length))) return;
       if (key.escape) {
         if (mode.kind === 'hunks') setMode({kind: 'choose'});
         else decide({kind: 'no'});
@@ -193,7 +207,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
       {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
-      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />
+      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
     </Box>
   );
 }
@@ -210,6 +224,7 @@ function Footer(props: {
   readonly canSplit: boolean;
   readonly theme: Theme;
   readonly reason: string;
+  readonly isReady: boolean;
 }) {
   const {mode, name, canSplit, theme} = props;
   const hint = (key: string, label: string) => (
@@ -235,6 +250,8 @@ function Footer(props: {
       </Text>
     );
   }
+  // The keys appear once they count, so what is on screen says when a key will be taken.
+  if (!props.isReady) return <Text {...theme.accent}>Allow {name}?</Text>;
   return (
     <Text>
       <Text {...theme.accent}>Allow {name}? </Text>
