@@ -163,7 +163,14 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       toolCalls: turn.toolCalls,
     });
     for (const call of turn.toolCalls) {
-      yield {type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments, keyArg: keyArgOf(tools, call)};
+      yield {
+        type: 'tool-call',
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        keyArg: keyArgOf(tools, call),
+        ...(call.source ? {source: call.source} : {}),
+      };
     }
     // One at a time, in order: a later call often depends on an earlier one (read, then edit).
     for (const call of turn.toolCalls) {

@@ -78,8 +78,7 @@ function textPrinter(out: CoalescingWriter, stderr: TextSink, answer: (text: str
       case 'tool-call':
         needsBreak = true;
         // The command or path the model chose: nothing in it may hide from the person reading.
-        stderr.write(`→ ${showInvisible(`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd())}
-`);
+        stderr.write(`→ ${showInvisible(`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd())}\n`);
         return;
       case 'tool-result':
         if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);
@@ -115,7 +114,7 @@ function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
       case 'reasoning-delta':
         return line({type: event.type, text: event.text});
       case 'tool-call':
-        return line({type: 'tool-call', id: event.id, name: event.name, arguments: event.arguments});
+        return line({type: 'tool-call', id: event.id, name: event.name, arguments: event.arguments, ...(event.source ? {source: event.source} : {})});
       case 'tool-start':
         return line({type: 'tool-start', id: event.id, name: event.name});
       case 'tool-result':

@@ -124,3 +124,46 @@ describe('invisible characters in print mode', () => {
     expect(result.stderr).toContain('→ read src/ma<U+200D>in.ts');
   });
 });
+
+describe('tool calls written as text by local models', () => {
+  const qwenCoder = '<think>\nI should read it first.\n</think>\n\nReading the notes.\n<tool_call>\n<function=read>\n<parameter=path>\nnotes.txt\n</parameter>\n</function>\n</tool_call>';
+  const hermes = 'Reading the notes.\n<tool_call>\n{"name": "read", "arguments": {"path": "notes.txt"}}\n</tool_call>';
+
+  test.each([
+    ['Qwen3-Coder XML', qwenCoder],
+    ['Hermes JSON', hermes],
+  ])('%s in content runs as a call; JSONL marks it and shows no markup', async (_format, content) => {
+    await writeFile(join(sandbox.workspace, 'notes.txt'), 'buy milk\n');
+    const result = await nib([sse.text(content, {chunkSize: 3}), sse.text('It says: buy milk.')], ['-p', 'what do my notes say?', '--output-format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    const events = jsonEvents(result.stdout);
+    const call = events.find(event => event.type === 'tool-call');
+    expect(call).toMatchObject({name: 'read', arguments: '{"path":"notes.txt"}', source: 'text'});
+    expect(events.find(event => event.type === 'tool-result')).toMatchObject({id: call!.id, is_error: false});
+    const text = events.filter(event => event.type === 'text-delta').map(event => event.text).join('');
+    expect(text).toBe('Reading the notes.\nIt says: buy milk.');
+    expect(result.stdout).not.toContain('tool_call');
+    expect(result.stdout).not.toContain('<think>');
+    // The model gets its call back as a structured call with the result.
+    const history = server!.requests[1]!.body.messages;
+    expect(history.at(-2)).toMatchObject({role: 'assistant', tool_calls: [{id: call!.id, function: {name: 'read'}}]});
+    expect(history.at(-1)).toMatchObject({role: 'tool', tool_call_id: call!.id});
+  });
+
+  test('text mode prints the answer without the markup or the reasoning', async () => {
+    await writeFile(join(sandbox.workspace, 'notes.txt'), 'buy milk\n');
+    const result = await nib([sse.text(qwenCoder, {chunkSize: 2}), sse.text('It says: buy milk.')], ['-p', 'what do my notes say?']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Reading the notes.\n\nIt says: buy milk.');
+    expect(result.stderr).toContain('→ read notes.txt');
+  });
+
+  test('markup naming a tool nib does not have stays text and runs nothing', async () => {
+    const content = '<tool_call>\n{"name": "delete_repo", "arguments": {}}\n</tool_call>';
+    const result = await nib([sse.text(content)], ['-p', 'go', '--output-format', 'json']);
+    expect(result.code).toBe(0);
+    const events = jsonEvents(result.stdout);
+    expect(events.some(event => event.type === 'tool-call')).toBe(false);
+    expect(events.filter(event => event.type === 'text-delta').map(event => event.text).join('')).toBe(content);
+  });
+});
