@@ -10,6 +10,7 @@ import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
 import {JsonView} from './JsonView.js';
+import {LoopPrompt} from './LoopPrompt.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {
@@ -41,11 +42,17 @@ type Mode =
   | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>};
 
 /**
- * Asks whether a write, edit or command may run. y yes · a always · n no (+ reason) · e edit
+ * Asks whether a write, edit or command may run, or (for a loop question) whether the turn goes on. y yes · a always · n no (+ reason) · e edit
  * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no. Keys typed before the
  * prompt was ready (see useKeyGrace) decide nothing.
  */
-export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true, now, graceMs}: Props) {
+export function ApprovalPrompt(props: Props) {
+  // A different component, not a branch: the loop question has its own keys and state.
+  if (props.request.loop) return <LoopPrompt {...props} />;
+  return <CallPrompt {...props} />;
+}
+
+function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const {preview} = request;
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);

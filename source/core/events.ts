@@ -32,6 +32,11 @@ export type ApprovalRequest = {
   /** Parsed, validated arguments. */
   args: unknown;
   preview: ToolPreview;
+  /**
+   * Set when the question is whether the turn goes on at all: the model has made this exact call
+   * `repeats` times in a row. Yes runs it (it may still ask as a call); no stops the turn.
+   */
+  loop?: {repeats: number};
 };
 
 /**

@@ -8,6 +8,8 @@ export const LIMITS = {
    * few thousand.
    */
   maxArgumentDepth: 64,
+  /** The same tool call (name and identical arguments) this many times in a row is a loop. */
+  repeatedCallLimit: 3,
   /** read: lines and bytes returned per call, and the longest line kept. */
   readMaxLines: 2000,
   readMaxBytes: 256 * 1024,

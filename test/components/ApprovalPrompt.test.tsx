@@ -366,4 +366,49 @@ describe('ApprovalPrompt', () => {
       await waitFor(() => plain().includes('y yes · a always'), plain);
     });
   });
+
+  describe('the loop question', () => {
+    const loopRequest: ApprovalRequest = {
+      id: 'call-7:loop',
+      name: 'read',
+      args: '{"path":"notes.txt"}',
+      preview: {title: 'read {"path":"notes.txt"}', outside: false},
+      loop: {repeats: 3},
+    };
+
+    test('says what repeats and offers go on or stop; y goes on', async () => {
+      const {stdin, decisions, decided, plain} = setup(loopRequest);
+      expect(plain()).toContain('The model made the same call 3 times in a row; it may be stuck.');
+      expect(plain()).toContain('read {"path":"notes.txt"}');
+      expect(plain()).toContain('Go on? y go on · n stop the turn · esc stop');
+      expect(plain()).not.toContain('a always');
+      stdin.write('a');
+      stdin.write('y');
+      await decided();
+      expect(decisions).toEqual([{kind: 'yes'}]);
+    });
+
+    test('n and Esc stop the turn', async () => {
+      for (const key of ['n', '\u001B']) {
+        const {stdin, decisions, decided} = setup(loopRequest);
+        stdin.write(key);
+        await decided();
+        expect(decisions).toEqual([{kind: 'no'}]);
+        cleanup();
+      }
+    });
+
+    test('keys typed ahead do not answer it either', async () => {
+      const clock = {time: 0};
+      const {stdin, decisions, plain, decided} = setup(loopRequest, noEditor, undefined, clock);
+      clock.time = 100;
+      stdin.write('y');
+      await waitFor(() => plain().includes('Ignored 1 key typed before this question was ready'), plain);
+      expect(decisions).toEqual([]);
+      clock.time = 400;
+      stdin.write('n');
+      await decided();
+      expect(decisions).toEqual([{kind: 'no'}]);
+    });
+  });
 });

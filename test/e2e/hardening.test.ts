@@ -167,3 +167,19 @@ describe('tool calls written as text by local models', () => {
     expect(events.filter(event => event.type === 'text-delta').map(event => event.text).join('')).toBe(content);
   });
 });
+
+describe('doom loops in print mode', () => {
+  const again = () => sse.toolCall('read', {path: 'notes.txt'});
+
+  test('the same call three times in a row stops with code loop and exit 1', async () => {
+    await writeFile(join(sandbox.workspace, 'notes.txt'), 'buy milk\n');
+    const result = await nib([again(), again(), again(), again(), sse.text('never')], ['-p', 'read my notes', '--output-format', 'json']);
+    expect(result.code).toBe(1);
+    const events = jsonEvents(result.stdout);
+    expect(events.filter(event => event.type === 'tool-start')).toHaveLength(2);
+    expect(events.find(event => event.type === 'error')).toMatchObject({code: 'loop', message: expect.stringContaining('3 times in a row')});
+    expect(events.at(-1)).toEqual({type: 'turn-end', reason: 'error'});
+    expect(server!.requests).toHaveLength(3);
+    expect(result.stderr).toContain('a loop');
+  });
+});

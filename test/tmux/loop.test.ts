@@ -1,0 +1,39 @@
+import {describe, expect, test} from 'vitest';
+import {sse} from '../support/sse.js';
+import {IDLE, nibPerTest} from './nib-session.js';
+
+// The whole program in a real terminal: a model that repeats one call is paused, not left to spin.
+
+const start = nibPerTest();
+const again = () => sse.toolCall('read', {path: 'notes.txt'});
+
+describe('a model stuck in a loop', () => {
+  test('the third identical call pauses the turn; n stops it and says why', async () => {
+    const session = await start({
+      script: [again(), again(), again(), sse.text('never sent')],
+      files: {'notes.txt': 'buy milk\n'},
+      args: ['--approval-mode', 'yolo', 'read my notes'],
+    });
+    const {term, server} = session;
+    await term.waitForText('The model made the same call 3 times in a row');
+    await term.waitForText('Go on? y go on');
+    expect(server.requests).toHaveLength(3);
+    await term.send('n');
+    await term.waitForText('(a loop)');
+    await term.waitForText(IDLE);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  test('y goes on: the call runs and the turn finishes', async () => {
+    const session = await start({
+      script: [again(), again(), again(), sse.text('Your notes say: buy milk.')],
+      files: {'notes.txt': 'buy milk\n'},
+      args: ['--approval-mode', 'yolo', 'read my notes'],
+    });
+    const {term, server} = session;
+    await term.waitForText('Go on? y go on');
+    await term.send('y');
+    await term.waitForText('Your notes say: buy milk.');
+    expect(server.requests).toHaveLength(4);
+  });
+});
