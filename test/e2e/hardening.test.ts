@@ -4,7 +4,7 @@ import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
-import {createSandbox, jsonEvents, runNib, type NibResult, type Sandbox} from '../support/nib-process.js';
+import {createSandbox, filesContaining, jsonEvents, runNib, TEST_API_KEY, type NibResult, type Sandbox} from '../support/nib-process.js';
 
 // Print mode against the loopback server, with what a hostile or broken model sends.
 
@@ -13,20 +13,25 @@ const FIXTURES = join(import.meta.dirname, '../agent/provider/fixtures');
 const LONE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 let sandbox: Sandbox;
+/** Every server a test started (one per nib run), closed after it. */
+const servers: OpenAiServer[] = [];
+/** The server of the latest run. */
 let server: OpenAiServer | undefined;
 
-beforeEach(async () => {
-  sandbox = await createSandbox();
-});
+beforeEach(async () => void (sandbox = await createSandbox()));
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
+  await Promise.all(servers.splice(0).map(started => started.close()));
+  // Whatever a hostile stream made nib do, no file it wrote may hold the key.
+  expect(await filesContaining(sandbox.root, TEST_API_KEY)).toEqual([]);
   await sandbox.cleanup();
 });
 
 async function nib(script: Script, args: string[]): Promise<NibResult> {
   server = await startOpenAiServer(script);
-  return runNib(sandbox, ['--base-url', server.url, '--model', 'test-model', ...args]);
+  servers.push(server);
+  const result = await runNib(sandbox, ['--base-url', server.url, '--model', 'test-model', ...args]);
+  expect(result.stderr).not.toContain(TEST_API_KEY);
+  return result;
 }
 
 describe('deeply nested tool arguments', () => {
@@ -94,7 +99,6 @@ describe('provider stream shapes', () => {
     const text = await nib([sse.raw(fixture('surrogate-pair-split'))], ['-p', 'status?']);
     expect(text.code).toBe(0);
     expect(text.stdout).toBe('Tests pass \u{1F389} and a stray \uFFFD half.');
-    await server!.close();
     const json = await nib([sse.raw(fixture('surrogate-pair-split'))], ['-p', 'status?', '--output-format', 'json']);
     expect(json.stdout).not.toMatch(LONE_ESCAPE);
     const deltas = jsonEvents(json.stdout).filter(event => event.type === 'text-delta');

@@ -7,14 +7,17 @@ import {IDLE, nibPerTest} from './nib-session.js';
 const start = nibPerTest();
 const again = () => sse.toolCall('read', {path: 'notes.txt'});
 
+/** nib in yolo (nothing else asks) with a model that reads notes.txt three times, then says `last`. */
+const stuck = (last: string) =>
+  start({
+    script: [again(), again(), again(), sse.text(last)],
+    files: {'notes.txt': 'buy milk\n'},
+    args: ['--approval-mode', 'yolo', 'read my notes'],
+  });
+
 describe('a model stuck in a loop', () => {
   test('the third identical call pauses the turn; n stops it and says why', async () => {
-    const session = await start({
-      script: [again(), again(), again(), sse.text('never sent')],
-      files: {'notes.txt': 'buy milk\n'},
-      args: ['--approval-mode', 'yolo', 'read my notes'],
-    });
-    const {term, server} = session;
+    const {term, server} = await stuck('never sent');
     await term.waitForText('The model made the same call 3 times in a row');
     await term.waitForText('Go on? y go on');
     expect(server.requests).toHaveLength(3);
@@ -25,12 +28,7 @@ describe('a model stuck in a loop', () => {
   });
 
   test('y goes on: the call runs and the turn finishes', async () => {
-    const session = await start({
-      script: [again(), again(), again(), sse.text('Your notes say: buy milk.')],
-      files: {'notes.txt': 'buy milk\n'},
-      args: ['--approval-mode', 'yolo', 'read my notes'],
-    });
-    const {term, server} = session;
+    const {term, server} = await stuck('Your notes say: buy milk.');
     await term.waitForText('Go on? y go on');
     await term.send('y');
     await term.waitForText('Your notes say: buy milk.');

@@ -10,6 +10,7 @@
  * `<think>…</think>` at the very start of the content is reasoning. Everything else stays text.
  */
 import type {ToolDefinition} from '../../core/chat.js';
+import {parseObject} from './wire.js';
 
 export type MarkupPiece = {type: 'text' | 'reasoning'; text: string};
 
@@ -147,14 +148,9 @@ function parseBlock(inner: string, byName: ReadonlyMap<string, ToolDefinition>):
 }
 
 function parseHermes(body: string, byName: ReadonlyMap<string, ToolDefinition>): {name: string; arguments: string} | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const {name, arguments: args, parameters} = parsed as Record<string, unknown>;
+  const parsed = parseObject(body);
+  if (!parsed) return null;
+  const {name, arguments: args, parameters} = parsed;
   if (typeof name !== 'string' || !byName.has(name)) return null;
   const value = args ?? parameters ?? {};
   // The arguments stay text, as on the wire; the tool parses (and may reject) them.

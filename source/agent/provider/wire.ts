@@ -79,20 +79,24 @@ export function toUsage(raw: Json): Usage {
   return {promptTokens, completionTokens, totalTokens: count(raw.total_tokens) ?? promptTokens + completionTokens};
 }
 
+/** `text` as a JSON object, or null when it is not JSON or not an object. */
+export function parseObject(text: string): Json | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A whole (non-streamed) completion as one stream chunk: each choice's `message` becomes its
  * `delta`, and tool calls get the `index` a stream would give them. An error body passes through
  * as is (the accumulator reports it); anything else is null.
  */
 export function completionAsChunk(body: string): Record<string, unknown> | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const record = parsed as Record<string, unknown>;
+  const record = parseObject(body);
+  if (!record) return null;
   if (record.error !== undefined && record.error !== null) return record;
   if (!Array.isArray(record.choices)) return null;
   const choices = record.choices.map((choice: unknown) => {
