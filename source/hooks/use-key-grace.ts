@@ -24,9 +24,13 @@ export type KeyGrace = {
  * injectable so tests decide time instead of sleeping; the timer only redraws the key hints.
  */
 export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () => number; graceMs?: number} = {}): KeyGrace {
-  // Taken at the first render: Ink draws the frame as this render commits.
-  const [shownAt] = useState(now);
-  const quietSince = useRef(shownAt);
+  const quietSince = useRef(0);
+  // Counted from when the key handler is attached (an effect, as Ink's useInput attaches its
+  // own), not from the render: under load the two can be far apart, and keys typed in between
+  // went to whatever listened before; the first key this prompt sees must not pass for a pause.
+  useEffect(() => {
+    quietSince.current = now();
+  }, []);
   // A ref, not state: several keys in one read are counted before React re-renders.
   const ignored = useRef(0);
   const [isReady, setReady] = useState(graceMs <= 0);
