@@ -86,36 +86,65 @@ export function createMarkupFilter(tools: readonly ToolDefinition[]): MarkupFilt
         return true;
       }
       case 'call': {
-        const close = pending.indexOf(CLOSE);
-        if (close === -1) {
-          if (pending.length <= MAX_BLOCK) return false;
-          emit(out, 'text', pending);
-          pending = '';
-          state = 'text';
-          return false;
-        }
-        const markup = pending.slice(0, close + CLOSE.length);
-        pending = pending.slice(markup.length);
-        state = 'text';
-        const call = parseBlock(markup.slice(OPEN.length, -CLOSE.length), byName);
-        if (call) calls.push({...call, markup});
-        else emit(out, 'text', markup);
-        return true;
+        const rest = feedCall(pending, out);
+        pending = rest ?? '';
+        return rest !== undefined;
       }
     }
+  };
+
+  // A call block is kept as parts, and each piece is searched only where the closing tag could
+  // newly appear: a long call arrives in thousands of small deltas, and searching (or flattening)
+  // the whole block each time would be quadratic.
+  let parts: string[] = [];
+  let size = 0;
+  let carry = '';
+  /** Adds text inside a call block; returns what follows the block once it closed. */
+  const feedCall = (text: string, out: MarkupPiece[]): string | undefined => {
+    const window = carry + text;
+    const at = window.indexOf(CLOSE);
+    if (at === -1) {
+      parts.push(text);
+      size += text.length;
+      carry = window.slice(-(CLOSE.length - 1));
+      if (size <= MAX_BLOCK) return undefined;
+      emit(out, 'text', takeBlock());
+      state = 'text';
+      return '';
+    }
+    // The tag cannot lie within `carry` alone (it is shorter), so the cut falls inside `text`.
+    const cut = at + CLOSE.length - carry.length;
+    parts.push(text.slice(0, cut));
+    const markup = takeBlock();
+    state = 'text';
+    const call = parseBlock(markup.slice(OPEN.length, -CLOSE.length), byName);
+    if (call) calls.push({...call, markup});
+    else emit(out, 'text', markup);
+    return text.slice(cut);
+  };
+  const takeBlock = () => {
+    const block = parts.join('');
+    parts = [];
+    size = 0;
+    carry = '';
+    return block;
   };
 
   return {
     push(text) {
       const out: MarkupPiece[] = [];
-      pending += text;
+      if (state === 'call') {
+        const rest = feedCall(text, out);
+        if (rest === undefined) return out;
+        pending = rest;
+      } else pending += text;
       while (step(out));
       return out;
     },
     end() {
       const pieces: MarkupPiece[] = [];
       let unclosed = '';
-      if (state === 'call') unclosed = pending;
+      if (state === 'call') unclosed = takeBlock();
       else if (state === 'think') emit(pieces, 'reasoning', pending);
       else if (state !== 'lead') emit(pieces, 'text', pending);
       pending = '';

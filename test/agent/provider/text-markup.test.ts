@@ -94,3 +94,13 @@ describe('tool calls written as text', () => {
     expect(filter.push('s>')).toEqual([{type: 'text', text: '<tools>'}]);
   });
 });
+
+describe('tool calls written as text: cost', () => {
+  it('a 200 kB call in 3-character deltas is read in one pass', {timeout: 10_000}, () => {
+    const content = `<tool_call>\n{"name": "write", "arguments": {"path": "big.txt", "content": ${JSON.stringify('x'.repeat(200_000))}}}\n</tool_call>`;
+    const {turn, shown} = run(content, 3);
+    expect(turn.toolCalls).toHaveLength(1);
+    expect(JSON.parse(turn.toolCalls[0]!.arguments).content).toHaveLength(200_000);
+    expect(shown).toBe('');
+  });
+});
