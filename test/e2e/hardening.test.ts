@@ -95,6 +95,15 @@ describe('provider stream shapes', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  test('a bare vLLM 400 before any output is reported at once, not retried', async () => {
+    const error = {object: 'error', message: 'This model\'s maximum context length is 32768 tokens.', type: 'BadRequestError', param: null, code: 400};
+    const result = await nib([sse.chunks([error]), sse.text('unused')], ['-p', 'hi']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('maximum context length is 32768 tokens. (400)');
+    expect(result.stderr).not.toContain('retrying');
+    expect(server!.requests).toHaveLength(1);
+  });
+
   test('an emoji split into two surrogate halves: whole in text, JSONL and the session log', async () => {
     const text = await nib([sse.raw(fixture('surrogate-pair-split'))], ['-p', 'status?']);
     expect(text.code).toBe(0);

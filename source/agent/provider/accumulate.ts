@@ -7,8 +7,7 @@
  * may arrive whole in one chunk, with object arguments, or with only `""` as arguments.
  */
 import type {ToolCall} from '../../core/messages.js';
-import type {SseEvent} from './sse.js';
-import {createSseParser} from './sse.js';
+import {createSseParser, type SseEvent} from './sse.js';
 import {createMarkupFilter} from './text-markup.js';
 import {argumentsText, contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
 import type {AssistantTurn, ToolDefinition} from '../../core/chat.js';
@@ -29,6 +28,8 @@ export type Accumulator = {
   readonly finishReason: string | null;
   /** The stream carried an error object or `fail` was called. */
   readonly failed: boolean;
+  /** The HTTP-like status an error object carried (`"code": 400` from vLLM), when it had one. */
+  readonly errorStatus: number | null;
   /** Something the model said has arrived; retrying now would repeat it to the person. */
   readonly hasOutput: boolean;
   /** The last non-null usage object exactly as sent (for tests and debugging). */
@@ -50,7 +51,6 @@ type PendingCall = {id: string; name: string; args: string[]; index: number | un
 
 type Json = Record<string, unknown>;
 
-
 const nonEmpty = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
@@ -63,6 +63,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   let finishReason: string | null = null;
   let usage: Json | null = null;
   let error: string | null = null;
+  let errorStatus: number | null = null;
   let aborted = false;
   let sawDone = false;
   let malformed = 0;
@@ -166,8 +167,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (typeof value === 'string') error = value;
     else if (isObject(value)) {
       const message = typeof value.message === 'string' ? value.message : JSON.stringify(value);
-      const code = typeof value.code === 'number' ? String(value.code) : nonEmpty(value.code);
-      const kind = code ?? nonEmpty(value.type);
+      if (typeof value.code === 'number') errorStatus = value.code;
+      const kind = (errorStatus === null ? undefined : String(errorStatus)) ?? nonEmpty(value.code) ?? nonEmpty(value.type);
       error = kind ? `${message} (${kind})` : message;
     } else error = JSON.stringify(value);
   };
@@ -248,6 +249,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     get failed() {
       return error !== null;
+    },
+    get errorStatus() {
+      return errorStatus;
     },
     get hasOutput() {
       return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;

@@ -9,7 +9,7 @@
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
 import OpenAI from 'openai';
-import {abortedFailure, causeOf, describeRequestError, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
+import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -269,7 +269,9 @@ async function* attemptOnce(
   if (accumulator.failed) {
     // The server sent an error object inside a 200 stream (it can fail after starting).
     const turn = accumulator.finish();
-    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: true});
+    // A request the server called bad (vLLM: context too long, `"code": 400`) fails the same way again.
+    const status = accumulator.errorStatus;
+    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: status === null || isRetryableStatus(status)});
   }
   if (!accumulator.sawDone && accumulator.finishReason === null) {
     // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.
