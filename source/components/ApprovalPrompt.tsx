@@ -205,7 +205,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
       ) : preview.command ? (
         <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
       ) : preview.json !== undefined ? (
-        <JsonView title={preview.title} json={preview.json} height={bodyRows} width={columns} />
+        <JsonView title={title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
           {title}

@@ -318,6 +318,12 @@ describe('ApprovalPrompt', () => {
     expect(edit.plain()).toContain('edit src/a<U+200D>b.ts');
     expect(edit.plain()).toContain('+ let a = 1;<U+2067> // ok<U+2069>');
     expect(edit.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+    cleanup();
+    const json = JSON.stringify({query: 'drop\u202Eelbat'}, null, 2);
+    const mcp = setup({id: 'call-9', name: 'mcp__db__run', args: {}, preview: {title: 'db · ru\u200Bn', outside: false, json}});
+    expect(mcp.plain()).toContain('db · ru<U+200B>n');
+    expect(mcp.plain()).toContain('"query": "drop<U+202E>elbat"');
+    expect(mcp.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
   });
 
   describe('keys typed ahead', () => {
