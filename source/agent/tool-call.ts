@@ -215,7 +215,7 @@ async function guard<T>(step: () => Promise<T>, fallback: T): Promise<T> {
   }
 }
 
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ok: true; value: T} | {ok: false}> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ok: true; value: T} | {ok: false}> {
   if (signal.aborted) return Promise.resolve({ok: false});
   return new Promise(resolve => {
     const onAbort = () => resolve({ok: false});
