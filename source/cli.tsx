@@ -18,7 +18,7 @@ declare const NIB_VERSION: string;
 const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
 
 async function main(argv: readonly string[], secrets: string[]): Promise<number> {
-  const tooOld = nodeVersionProblem(process.version);
+  const tooOld = nodeVersionProblem(process.version, process.env);
   if (tooOld) return fail(tooOld);
   const flags = parseFlags(argv);
   if (!flags.ok) return fail(flags.error);

@@ -12,6 +12,7 @@ import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
+import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
 
 /** Shown when nib cannot start a session yet; any key leaves. */
 function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
@@ -49,9 +50,12 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.
   // Ink turns it off when it unmounts; Node restores the terminal on any other exit.
   if (stdin.isTTY) stdin.setRawMode(true);
+  const stdout = options.stdout ?? process.stdout;
+  // A resize redraws only the live region; see ResizeSafeStdout for why Ink needs help there.
+  const safeStdout = stdout.isTTY ? new ResizeSafeStdout(stdout, terminalReflows(env)) : undefined;
   const renderOptions = {
     stdin,
-    stdout: options.stdout ?? process.stdout,
+    stdout: (safeStdout as NodeJS.WriteStream | undefined) ?? stdout,
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
@@ -67,6 +71,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       renderOptions,
     );
     await instance.waitUntilExit();
+    safeStdout?.detach();
     return 0;
   }
   // A project's allow rules and hooks count once the person trusts the workspace; asked once.
@@ -145,6 +150,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   } catch {
     return stoppedBy ? exitCodeFor(stoppedBy) : 1;
   } finally {
+    safeStdout?.detach();
     removeStopHandlers();
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);

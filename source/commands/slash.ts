@@ -2,6 +2,7 @@ import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
 import {permissionCommands} from './permission-commands.js';
 import {runMcpCommand} from './mcp.js';
+import {redrawCommand} from './redraw.js';
 import {sessionCommands} from './session-commands.js';
 
 export type {CommandContext, SlashCommand} from './context.js';
@@ -80,6 +81,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: async (arg, context) =>
       note(context, context.session.mcp ? await runMcpCommand(arg, context.session.mcp) : 'no MCP servers configured (add "mcpServers" to the config file or a .mcp.json in the workspace)'),
   },
+  redrawCommand,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
 

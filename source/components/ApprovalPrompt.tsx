@@ -2,12 +2,15 @@ import {extname} from 'node:path';
 import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../core/events.js';
+import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
 import type {EditorResult} from '../hooks/editor.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
 import {JsonView} from './JsonView.js';
+import {LoopPrompt} from './LoopPrompt.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {
@@ -26,6 +29,10 @@ export type Props = {
   readonly onEdit: (text: string, suffix: string) => Promise<EditorResult>;
   /** Whether the prompt owns the keyboard; the prompt input is inactive while this is true. */
   readonly isActive?: boolean;
+  /** The clock for the typed-ahead grace period (default Date.now); tests pass their own. */
+  readonly now?: () => number;
+  /** Quiet time before a key answers (default KEY_GRACE_MS); 0 turns the grace off. */
+  readonly graceMs?: number;
 };
 
 type Mode =
@@ -37,15 +44,25 @@ type Mode =
   | {kind: 'scope'; rules: readonly string[]};
 
 /**
- * Asks whether a write, edit or command may run. y yes · a always · n no (+ reason) · e edit
- * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no.
+ * Asks whether a write, edit or command may run, or (for a loop question) whether the turn goes on. y yes · a always · n no (+ reason) · e edit
+ * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no. Keys typed before the
+ * prompt was ready (see useKeyGrace) decide nothing.
  */
-export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true}: Props) {
+export function ApprovalPrompt(props: Props) {
+  // A different component, not a branch: the loop question has its own keys and state.
+  if (props.request.loop) return <LoopPrompt {...props} />;
+  return <CallPrompt {...props} />;
+}
+
+function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const {preview} = request;
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
   const editable = preview.editable ?? preview.file?.newText ?? preview.command?.command;
   const canSplit = (change?.hunks.length ?? 0) > 1;
+  // The title names the path or command: what hides in it (a bidi override, a zero-width space)
+  // is shown, not dropped by the terminal.
+  const title = showInvisible(toTerminalText(preview.title));
   // The key handler reads the mode from a ref: two keys in one read (a paste, a fast typist)
   // reach the handler before React re-renders, and a stale mode could turn the first letter of
   // a reason typed after `n` into a `y`.
@@ -57,6 +74,12 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
   const [reason, reasonText, setReason] = useKeyState('');
+  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const ignoreEarly = (keys: number) => {
+    const ignored = grace.ignoreEarly(keys);
+    if (ignored > 0) setMessage(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this prompt was ready: pause, then press one key.`);
+    return ignored > 0;
+  };
 
   const decide = (decision: Decision) => {
     if (decided.current) return;
@@ -129,6 +152,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     (input, key) => {
       const mode = modeRef.current;
       if (mode.kind === 'editing' || decided.current) return;
+      // Only the choice can be reached by typing ahead; every later mode began with a key that counted.
+      if (mode.kind === 'choose' && ignoreEarly(Math.max(1, [...input].length))) return;
       if (key.escape) {
         if (mode.kind === 'hunks' || mode.kind === 'scope') setMode({kind: 'choose'});
         else decide({kind: 'no'});
@@ -184,7 +209,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       {change && preview.file ? (
         <DiffView
           key={hunk ?? 'all'}
-          title={hunk === undefined ? preview.title : `${preview.title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
+          title={hunk === undefined ? title : `${title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
           change={change}
           hunk={hunk}
           height={bodyRows}
@@ -194,17 +219,17 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       ) : preview.command ? (
         <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
       ) : preview.json !== undefined ? (
-        <JsonView title={preview.title} json={preview.json} height={bodyRows} width={columns} />
+        <JsonView title={title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
-          {preview.title}
+          {title}
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
       {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
       {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
-      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />
+      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
     </Box>
   );
 }
@@ -221,6 +246,7 @@ function Footer(props: {
   readonly canSplit: boolean;
   readonly theme: Theme;
   readonly reason: string;
+  readonly isReady: boolean;
 }) {
   const {mode, name, canSplit, theme} = props;
   const hint = (key: string, label: string) => (
@@ -254,6 +280,8 @@ function Footer(props: {
       </Text>
     );
   }
+  // The keys appear once they count, so what is on screen says when a key will be taken.
+  if (!props.isReady) return <Text {...theme.accent}>Allow {name}?</Text>;
   return (
     <Text>
       <Text {...theme.accent}>Allow {name}? </Text>

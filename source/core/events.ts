@@ -42,6 +42,11 @@ export type ApprovalRequest = {
   sandboxed?: boolean;
   /** Asking to run again outside the sandbox after a sandboxed run failed. */
   unsandboxed?: boolean;
+  /**
+   * Set when the question is whether the turn goes on at all: the model has made this exact call
+   * `repeats` times in a row. Yes runs it (it may still ask as a call); no stops the turn.
+   */
+  loop?: {repeats: number};
 };
 
 /**
@@ -56,8 +61,11 @@ export type AgentEvent =
   | {type: 'retry'; attempt: number; delayMs: number; message: string}
   /** A message was appended to the history (for persistence and resume). */
   | {type: 'message'; message: Message}
-  /** `keyArg`: the argument a badge shows (path, command, pattern); absent in logs of older versions. */
-  | {type: 'tool-call'; id: string; name: string; arguments: string; keyArg?: string}
+  /**
+   * `keyArg`: the argument a badge shows (path, command, pattern); absent in logs of older versions.
+   * `source: 'text'`: read from markup in the answer, not sent as a structured call.
+   */
+  | {type: 'tool-call'; id: string; name: string; arguments: string; keyArg?: string; source?: 'text'}
   | {type: 'approval-request'; request: ApprovalRequest; at?: number}
   | {type: 'approval-decision'; id: string; decision: Decision}
   | {type: 'tool-start'; id: string; name: string; at: number}

@@ -2,6 +2,14 @@
 export const LIMITS = {
   /** Model round trips in one user turn before nib stops and says so. */
   maxRounds: 50,
+  /**
+   * Tool arguments: deepest nesting of arrays and objects accepted. No tool needs more than a few
+   * levels, and every recursive walk (JSON.stringify, zod, redaction) overflows the stack at a
+   * few thousand.
+   */
+  maxArgumentDepth: 64,
+  /** The same tool call (name and identical arguments) this many times in a row is a loop. */
+  repeatedCallLimit: 3,
   /** read: lines and bytes returned per call, and the longest line kept. */
   readMaxLines: 2000,
   readMaxBytes: 256 * 1024,

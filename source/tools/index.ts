@@ -8,6 +8,7 @@ import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
 import type {ReadLedger, Tool} from '../core/tool.js';
+import {LIMITS} from '../core/limits.js';
 import {errorMessage} from '../core/result.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
@@ -81,6 +82,14 @@ function toDefinition(tool: AnyTool): ToolDefinition {
 export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
   // Some providers send "" for a call without arguments; that means {}.
   const text = raw.trim() === '' ? '{}' : raw;
+  // Checked on the text, before anything recursive touches it: JSON.parse copes with any depth,
+  // but the first recursive walk of the result (zod, JSON.stringify) would overflow the stack.
+  if (nestingDepth(text, LIMITS.maxArgumentDepth) > LIMITS.maxArgumentDepth) {
+    return {
+      ok: false,
+      error: `The arguments for ${tool.name} are nested more than ${LIMITS.maxArgumentDepth} levels deep; no tool takes that. Send one flat JSON object, for example ${exampleOf(tool)}.`,
+    };
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -100,6 +109,29 @@ export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
     ok: false,
     error: [`Invalid arguments for ${tool.name}:`, ...problems, `Fix these and call ${tool.name} again.`].join('\n'),
   };
+}
+
+/**
+ * How deep arrays and objects nest in JSON text, counted up to just past `limit`; brackets inside
+ * strings do not count. Linear and without recursion, so any input is safe to measure.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92 /* \\ */) index++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 91 /* [ */ || code === 123 /* { */) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (code === 93 /* ] */ || code === 125 /* } */) depth--;
+  }
+  return deepest;
 }
 
 function explainIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {

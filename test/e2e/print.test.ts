@@ -142,7 +142,10 @@ describe('nib -p', () => {
 
   test('60 tool rounds: stops at the cap of 50 with the reason on stderr', async () => {
     await writeFile(join(sandbox.workspace, 'a.txt'), 'a\n');
-    const result = await nib((_request, index) => (index < 60 ? sse.toolCall('read', {path: 'a.txt'}) : sse.text('done')), [
+    await writeFile(join(sandbox.workspace, 'b.txt'), 'b\n');
+    // Alternating files: the same call again and again would be stopped earlier, as a loop.
+    const path = (index: number) => (index % 2 === 0 ? 'a.txt' : 'b.txt');
+    const result = await nib((_request, index) => (index < 60 ? sse.toolCall('read', {path: path(index)}) : sse.text('done')), [
       '-p',
       'loop',
     ]);

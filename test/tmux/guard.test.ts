@@ -32,9 +32,11 @@ describe('safety layers in a real terminal', () => {
     const session = await start({script: [sse.toolCall('bash', {command: 'echo hi'}), sse.text('Finished.')], args: ['go']});
     const {term} = session;
     await term.waitForText('Allow bash?');
-    await term.send('a');
-    await term.waitForText('Always allow bash(echo hi)?');
-    await term.send('p');
+    // press() repeats a key the prompt ignored because it came before the prompt was ready.
+    const scope = async () => (await term.capture()).includes('Always allow bash(echo hi)?');
+    await term.press('a', scope, now => now.includes('Allow bash?'));
+    const saved = async () => existsSync(join(session.workspace, '.nib/settings.local.json'));
+    await term.press('p', saved, now => now.includes('Always allow bash(echo hi)?'));
     await term.waitForText('Finished.');
     const local = JSON.parse(await session.read('.nib/settings.local.json'));
     expect(local).toEqual({permissions: {allow: ['bash(echo hi)']}});
@@ -61,7 +63,7 @@ describe('safety layers in a real terminal', () => {
       const screen = await term.waitForText('this runs it again outside the sandbox');
       expect(screen).toContain('Read-only file system');
       expect(existsSync(probe)).toBe(false);
-      await term.send('y');
+      await term.press('y', async () => existsSync(probe), now => now.includes('this runs it again outside the sandbox'));
       await term.waitForText('Finished.');
       expect(existsSync(probe)).toBe(true);
     } finally {

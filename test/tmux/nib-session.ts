@@ -33,6 +33,7 @@ export type NibOptions = {
   readonly shell?: string;
   readonly width?: number;
   readonly height?: number;
+  readonly historyLimit?: number;
 };
 
 /** The tests drive the bundle, as a person would: build it once if it is missing. */
@@ -67,7 +68,7 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
   };
   const nib = [process.execPath, CLI, ...(options.args ?? [])];
   const command = options.shell ? ['/bin/sh', '-c', options.shell, 'sh', ...nib] : nib;
-  const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30});
+  const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30, ...(options.historyLimit ? {historyLimit: options.historyLimit} : {})});
   return {
     term,
     server,

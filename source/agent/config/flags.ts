@@ -151,10 +151,21 @@ function withResumeValue(argv: readonly string[]): string[] {
 
 /**
  * The bundle uses APIs Node 20 lacks (Set.prototype.union in execa, among others); without this
- * check an old `node` on PATH fails later with a cryptic TypeError.
+ * check an old `node` on PATH fails later with a cryptic TypeError. Under `npm start` (npm sets
+ * npm_lifecycle_event) the old Node means the pinned one in node_modules is missing, and sending
+ * the person back to `npm start` would be no help: they are told how to install it.
  */
-export function nodeVersionProblem(version: string): string | undefined {
+export function nodeVersionProblem(version: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
   const major = Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
   if (major >= 22) return undefined;
-  return `nib needs Node.js 22 or newer, and this is ${version}: run it with \`npm start --\` in nib's folder (which brings Node 24), or install Node 24`;
+  if (env['npm_lifecycle_event']) {
+    return [
+      `nib needs Node.js 22 or newer, and \`npm ${env['npm_lifecycle_event']}\` ran it on this machine's ${version}:`,
+      "the Node 24 that nib's `npm install` brings (node_modules/.bin/node) is missing, most likely because",
+      "npm skipped its install script (npm 12 runs a dependency's install script only when package.json allows it).",
+      "Run `npm rebuild node` in nib's folder to install it (a clone whose package.json has no \"allowScripts\" needs `git pull` first),",
+      'or install Node 22 or newer.',
+    ].join('\n');
+  }
+  return `nib needs Node.js 22 or newer, and this is ${version}: install Node 22 or newer (nodejs.org, or \`nvm install 24\`), or run nib from a clone with \`npm start --\`, which brings Node 24`;
 }
