@@ -2,7 +2,10 @@ import {render, Static, useApp, useInput} from 'ink';
 import {homedir} from 'node:os';
 import {readinessProblem, type Config} from './agent/config/config.js';
 import {createRedactor} from './agent/config/redact.js';
-import {openSession} from './agent/session/open.js';
+import {openSession, resolveWorkspace} from './agent/session/open.js';
+import {trustQuestion} from './agent/guard/open.js';
+import {rememberTrust} from './agent/guard/settings.js';
+import {askTrust} from './components/TrustPrompt.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
 import {FirstRun} from './components/FirstRun.js';
@@ -70,6 +73,14 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     await instance.waitUntilExit();
     safeStdout?.detach();
     return 0;
+  }
+  // A project's allow rules and hooks count once the person trusts the workspace; asked once.
+  const root = await resolveWorkspace(config.cwd);
+  const items = root.ok ? await trustQuestion(config, root.value, env) : null;
+  if (root.ok && items) {
+    const trusted = await askTrust({workspace: tildify(root.value, env['HOME'] || homedir()), items, theme, renderOptions});
+    const saved = await rememberTrust(env, root.value, trusted);
+    if (!saved.ok) process.stderr.write(`nib: ${saved.error}\n`);
   }
   // The session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
   const opened = await openSession(config, env, {canAsk: true});

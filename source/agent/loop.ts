@@ -1,6 +1,7 @@
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {CompactResult} from './compact.js';
+import type {Guard} from './guard/guard.js';
 import {isContextLengthError} from './context.js';
 import {LIMITS} from '../core/limits.js';
 import {unansweredToolCalls, type Message} from '../core/messages.js';
@@ -38,6 +39,8 @@ export type RunAgentOptions = {
   /** Tool names the person answered "always" for; the loop adds to it. Lives with the session. */
   alwaysAllowed: Set<string>;
   maxRounds?: number;
+  /** Permission rules, hooks and the sandbox (guard/guard.ts); lives with the session. */
+  guard?: Guard;
   /**
    * Context management (compact.ts, context.ts): asked before every request whether to compact
    * first, and used once per turn when the server says the context is too long, before one retry.
@@ -75,6 +78,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     approve: options.approve,
     canAsk: options.canAsk,
     alwaysAllowed: options.alwaysAllowed,
+    ...(options.guard ? {guard: options.guard} : {}),
     signal,
     now,
     append,

@@ -1,7 +1,8 @@
 import type {AgentEvent, ApprovalRequest} from '../core/events.js';
 import {LIMITS} from '../core/limits.js';
 import type {ToolCall} from '../core/messages.js';
-import {untilAborted, type CallEnv} from './tool-call.js';
+import type {CallEnv} from './tool-call.js';
+import {untilAborted} from './tool-run.js';
 
 /** What the model is told about the calls a stopped loop left unrun. */
 export const LOOP_STOPPED = 'Not run: nib stopped this turn because the same call was made again and again with identical arguments. Try something different, or ask the user.';

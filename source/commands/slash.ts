@@ -1,5 +1,6 @@
 import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
+import {permissionCommands} from './permission-commands.js';
 import {runMcpCommand} from './mcp.js';
 import {redrawCommand} from './redraw.js';
 import {sessionCommands} from './session-commands.js';
@@ -72,6 +73,7 @@ export const slashCommands: readonly SlashCommand[] = [
     },
   },
   ...sessionCommands,
+  ...permissionCommands,
   {
     name: 'mcp',
     args: '[restart NAME | approve]',

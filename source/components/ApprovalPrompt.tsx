@@ -39,7 +39,9 @@ type Mode =
   | {kind: 'choose'}
   | {kind: 'reason'}
   | {kind: 'editing'}
-  | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>};
+  | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>}
+  /** After `a`: the rules it would save are shown; s keeps them for the session, p saves them for the project. */
+  | {kind: 'scope'; rules: readonly string[]};
 
 /**
  * Asks whether a write, edit or command may run, or (for a loop question) whether the turn goes on. y yes · a always · n no (+ reason) · e edit
@@ -116,14 +118,25 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
     else decide(decideHunks(change, accepted));
   };
 
+  const always = () => {
+    // Without a rule list the call comes from a loop with no permission rules: the old
+    // per-tool grant for this session.
+    if (request.unsandboxed) setMessage('Running outside the sandbox is asked each time: press y or n.');
+    else if (request.rules === undefined) decide({kind: 'always'});
+    else if (request.rules.length === 0) setMessage('No rule can cover this command (it did not parse, or it writes to a file): press y or n.');
+    else setMode({kind: 'scope', rules: request.rules});
+  };
+
   const pressKey = (char: string) => {
     const mode = modeRef.current;
-    if (mode.kind === 'hunks') {
+    if (mode.kind === 'scope') {
+      if (char === 's' || char === 'p') decide({kind: 'always', rules: [...mode.rules], scope: char === 's' ? 'session' : 'project'});
+    } else if (mode.kind === 'hunks') {
       if (char === 'y') stepHunk(true);
       else if (char === 'n') stepHunk(false);
     } else if (mode.kind === 'choose') {
       if (char === 'y') decide({kind: 'yes'});
-      else if (char === 'a') decide({kind: 'always'});
+      else if (char === 'a') always();
       else if (char === 'n') setMode({kind: 'reason'});
       else if (char === 'e') void edit();
       else if (char === 'h' && canSplit) {
@@ -142,7 +155,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
       // Only the choice can be reached by typing ahead; every later mode began with a key that counted.
       if (mode.kind === 'choose' && ignoreEarly(Math.max(1, [...input].length))) return;
       if (key.escape) {
-        if (mode.kind === 'hunks') setMode({kind: 'choose'});
+        if (mode.kind === 'hunks' || mode.kind === 'scope') setMode({kind: 'choose'});
         else decide({kind: 'no'});
         return;
       }
@@ -186,7 +199,8 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
   );
 
   // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
-  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (preview.protectedDir ? 1 : 0) + (message ? 1 : 0);
+  const sandboxLine = request.unsandboxed ? '⚠ it failed in the sandbox; this runs it again outside the sandbox' : request.sandboxed ? 'runs in the sandbox' : null;
+  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (preview.protectedDir ? 1 : 0) + (sandboxLine ? 1 : 0) + (message ? 1 : 0);
   const bodyRows = Math.max(3, rows - footerRows);
   const hunk = mode.kind === 'hunks' ? mode.current : undefined;
 
@@ -213,6 +227,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
       {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
+      {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
       <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
     </Box>
@@ -246,6 +261,14 @@ function Footer(props: {
         <Text {...theme.accent}>Why not? (Enter sends, Esc skips) </Text>
         {props.reason}
         <Text inverse> </Text>
+      </Text>
+    );
+  }
+  if (mode.kind === 'scope') {
+    return (
+      <Text>
+        <Text {...theme.accent}>Always allow {mode.rules.join(', ')}? </Text>
+        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json)')} · {hint('esc', 'back')}
       </Text>
     );
   }

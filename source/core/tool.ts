@@ -60,6 +60,13 @@ export type ToolContext = {
    * session log see it: a command can print the key (`cat /proc/$PPID/environ`, a config file).
    */
   redact?: (text: string) => string;
+  /**
+   * Confines a command: turns its argv into one that runs inside the sandbox. Absent when
+   * commands run unconfined (`--sandbox off`, or no working sandbox here).
+   */
+  wrap?: (argv: readonly string[]) => string[];
+  /** Environment variables a command must not see (nib's own secrets), on top of the tool's own list. */
+  hiddenEnv?: readonly string[];
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
@@ -76,6 +83,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   /** Written for the model. */
   description: string;
   schema: S;
+  /** Runs its work through `ToolContext.wrap`, so the sandbox covers it. */
+  confinable?: boolean;
   /**
    * The JSON Schema the model is offered, when it does not come from `schema`: an MCP server's
    * own schema is passed through as written, and `schema` then only checks for an object.

@@ -70,6 +70,7 @@ export function createBashTool(options: BashToolOptions = {}) {
   return defineTool({
     name: 'bash',
     kind: 'exec',
+    confinable: true,
     description: [
       'Run a bash command in the workspace root and get its combined stdout and stderr, exit code and duration.',
       'stdin is closed, so nothing interactive works: pass flags like --yes, avoid editors and pagers.',
@@ -105,7 +106,7 @@ async function runCommand(
   }
   const timeoutMs = Math.min((timeoutSeconds ?? LIMITS.bashDefaultTimeoutMs / 1000) * 1000, LIMITS.bashMaxTimeoutMs);
   const env: Record<string, string | undefined> = {...process.env, ...ADDED_ENV};
-  for (const name of settings.hiddenEnv) delete env[name];
+  for (const name of [...settings.hiddenEnv, ...(ctx.hiddenEnv ?? [])]) delete env[name];
   // Every process the command starts inherits it, setsid and double forks included: the sweep finds them by it.
   const marker = newRunMarker();
   env[MARKER_VARIABLE] = marker;
@@ -115,7 +116,8 @@ async function runCommand(
   // Loaded on the first command: execa and its dependencies are ~150 KB that print mode's first
   // request does not need (bench/startup.mjs).
   const {execa} = await import('execa');
-  const subprocess = execa('bash', ['-c', WRAPPER, 'nib', command], {
+  const [file, ...argv] = (ctx.wrap ?? (plain => [...plain]))(['bash', '-c', WRAPPER, 'nib', command]);
+  const subprocess = execa(file!, argv, {
     cwd: ctx.root,
     env,
     extendEnv: false,

@@ -77,4 +77,26 @@ describe('judgeCall', () => {
   test('nextMode cycles through every mode', () => {
     expect(APPROVAL_MODES.map(nextMode)).toEqual(['auto-edit', 'yolo', 'plan', 'ask']);
   });
+
+  test('a deny rule refuses in every mode, yolo included; an ask rule asks even in yolo', () => {
+    for (const mode of APPROVAL_MODES) {
+      expect(judgeCall({kind: 'exec', mode, outside: false, alwaysAllowed: true, canAsk: true, rule: 'deny'})).toBe('refuse');
+      expect(judgeCall({kind: 'read', mode, outside: false, alwaysAllowed: false, canAsk: true, rule: 'deny'})).toBe('refuse');
+    }
+    expect(judgeCall({kind: 'exec', mode: 'yolo', outside: false, alwaysAllowed: false, canAsk: true, rule: 'ask'})).toBe('ask');
+    expect(judgeCall({kind: 'exec', mode: 'yolo', outside: false, alwaysAllowed: false, canAsk: false, rule: 'ask'})).toBe('refuse');
+  });
+
+  test('an allow rule runs the call in ask mode, but not a write outside, and not in plan mode', () => {
+    expect(judgeCall({kind: 'exec', mode: 'ask', outside: false, alwaysAllowed: false, canAsk: false, rule: 'allow'})).toBe('run');
+    expect(judgeCall({kind: 'write', mode: 'ask', outside: true, alwaysAllowed: false, canAsk: true, rule: 'allow'})).toBe('ask');
+    expect(judgeCall({kind: 'exec', mode: 'plan', outside: false, alwaysAllowed: false, canAsk: true, rule: 'allow'})).toBe('refuse');
+  });
+
+  test('auto-edit runs sandboxed commands without asking; unsandboxed ones still ask', () => {
+    const call = {kind: 'exec' as const, outside: false, alwaysAllowed: false, canAsk: false};
+    expect(judgeCall({...call, mode: 'auto-edit', sandboxed: true})).toBe('run');
+    expect(judgeCall({...call, mode: 'auto-edit', sandboxed: false})).toBe('refuse');
+    expect(judgeCall({...call, mode: 'ask', sandboxed: true})).toBe('refuse');
+  });
 });

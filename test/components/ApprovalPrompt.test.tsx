@@ -95,6 +95,47 @@ describe('ApprovalPrompt', () => {
     expect(decisions).toEqual([{kind: 'always'}]);
   });
 
+  test('a with rules shows the exact rules, then s keeps them for the session and p saves them for the project', async () => {
+    const request = {...bashRequest, rules: ['bash(npm test -- --run)']};
+    const session = setup(request);
+    session.stdin.write('a');
+    await waitFor(() => session.plain().includes('Always allow bash(npm test -- --run)?'), session.plain);
+    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json) · esc back');
+    expect(session.decisions).toEqual([]);
+    session.stdin.write('s');
+    await session.decided();
+    expect(session.decisions).toEqual([{kind: 'always', rules: ['bash(npm test -- --run)'], scope: 'session'}]);
+    cleanup();
+    const project = setup(request);
+    project.stdin.write('a');
+    await waitFor(() => project.plain().includes('Always allow'), project.plain);
+    project.stdin.write('p');
+    await project.decided();
+    expect(project.decisions).toEqual([{kind: 'always', rules: ['bash(npm test -- --run)'], scope: 'project'}]);
+  });
+
+  test('a with no rule that fits says so and waits; Esc from the scope goes back', async () => {
+    const none = setup({...bashRequest, rules: []});
+    none.stdin.write('a');
+    await waitFor(() => none.plain().includes('No rule can cover this command'), none.plain);
+    expect(none.decisions).toEqual([]);
+    cleanup();
+    const back = setup({...bashRequest, rules: ['bash(ls)']});
+    back.stdin.write('a');
+    await waitFor(() => back.plain().includes('Always allow'), back.plain);
+    back.stdin.write('\u001B');
+    await waitFor(() => back.plain().includes('Allow bash?'), back.plain);
+    expect(back.decisions).toEqual([]);
+  });
+
+  test('the prompt says whether the command runs in the sandbox or outside it', () => {
+    const inside = setup({...bashRequest, sandboxed: true});
+    expect(inside.plain()).toContain('runs in the sandbox');
+    cleanup();
+    const outside = setup({...bashRequest, unsandboxed: true});
+    expect(outside.plain()).toContain('⚠ it failed in the sandbox; this runs it again outside the sandbox');
+  });
+
   test('Esc denies', async () => {
     const {stdin, decisions, decided} = setup(bashRequest);
     stdin.write('\u001B');

@@ -21,9 +21,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function nib(turns: StreamResponse[], mode: string): Promise<NibResult> {
+async function nib(turns: StreamResponse[], mode: string, extra: readonly string[] = []): Promise<NibResult> {
+  await server?.close();
   server = await startOpenAiServer([...turns, sse.text('Done.')]);
-  return runNib(sandbox, ['-p', 'go', '--base-url', server.url, '--model', 'm', '--approval-mode', mode]);
+  return runNib(sandbox, ['-p', 'go', '--base-url', server.url, '--model', 'm', '--approval-mode', mode, ...extra]);
 }
 
 /** The tool messages nib sent back, in order. */
@@ -138,9 +139,16 @@ describe('processes a command started end with nib', () => {
     const tag = `${20_000 + Math.floor(Math.random() * 9_000)}`;
     const command = `setsid sleep ${tag}1 & nohup sleep ${tag}2 >/dev/null 2>&1 & (setsid sh -c 'sleep ${tag}3 & :' &); sleep 0.3; echo started`;
     try {
-      const result = await nib([sse.toolCall('bash', {command})], 'yolo');
+      // Unsandboxed they outlive the command until nib exits; in the sandbox the pid namespace
+      // ends them with the command.
+      const result = await nib([sse.toolCall('bash', {command})], 'yolo', ['--sandbox', 'off']);
       expect(result.code).toBe(0);
       expect(toolResults()[0]).toMatch(/Still running in the background: 3 processes: /);
+      expect(processesWith(`sleep ${tag}`)).toEqual([]);
+      const sandboxed = await nib([sse.toolCall('bash', {command})], 'yolo');
+      expect(sandboxed.code).toBe(0);
+      expect(toolResults()[0]).toMatch(/^started\n/);
+      expect(toolResults()[0]).not.toMatch(/Still running/);
       expect(processesWith(`sleep ${tag}`)).toEqual([]);
     } finally {
       for (const {pid} of processesWith(`sleep ${tag}`)) process.kill(pid, 'SIGKILL');

@@ -39,6 +39,26 @@ function toolMessages(): string[] {
 const nibArgs = (mode: string) => ['-p', 'go', '--base-url', model!.url, '--model', 'm', '--approval-mode', mode];
 
 describe('MCP in print mode', () => {
+  test('permission rules name MCP tools: mcp__server__tool denies one in yolo, mcp__server allows the rest in ask', async () => {
+    const mark = marker();
+    await userConfig({
+      mcpServers: {everything: everythingEntry(mark)},
+      permissions: {deny: ['mcp__everything__get-sum'], allow: ['mcp__everything']},
+    });
+    model = await startOpenAiServer([
+      sse.toolCalls([
+        {name: 'mcp__everything__echo', arguments: {message: 'allowed'}},
+        {name: 'mcp__everything__get-sum', arguments: {a: 1, b: 2}},
+      ]),
+      sse.text('Done.'),
+    ]);
+    const result = await runNib(sandbox, nibArgs('ask'));
+    expect(result.code).toBe(0);
+    expect(toolMessages()[0]).toBe('Echo: allowed');
+    expect(toolMessages()[1]).toMatch(/deny mcp__everything__get-sum \(user settings\) forbids it/);
+    expect(await processesWith(mark)).toEqual([]);
+  });
+
   test('server-everything: echo and get-sum through a full model round, then no process remains', async () => {
     const mark = marker();
     await userConfig({mcpServers: {everything: everythingEntry(mark)}});

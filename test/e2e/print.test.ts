@@ -226,10 +226,11 @@ describe('nib -p', () => {
   });
 
   test('a command that prints the API key: the key is masked before the model, events or logs see it', async () => {
-    // The key is not in a command's environment, but nib's own is one /proc read away.
+    // The key is not in a command's environment, but without the sandbox's pid namespace nib's
+    // own is one /proc read away.
     const result = await nib(
       [sse.toolCall('bash', {command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI_API_KEY"}, {id: 'env'}), sse.text('done')],
-      ['-p', 'go', '--approval-mode', 'yolo', '--output-format', 'json'],
+      ['-p', 'go', '--approval-mode', 'yolo', '--sandbox', 'off', '--output-format', 'json'],
     );
     expect(result.code).toBe(0);
     const tool = server!.requests[1]!.body.messages.at(-1)!;

@@ -7,6 +7,10 @@ import type {Result} from '../../core/result.js';
 // else: startup time is a feature.
 
 
+/** Kept here rather than imported from guard/sandbox.ts, which loads node:child_process. */
+export const SANDBOX_SETTINGS = ['auto', 'on', 'off'] as const;
+export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
+
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -29,6 +33,10 @@ export type Flags = {
   continue: boolean;
   /** `true` = show the picker, a string = that session id. */
   resume?: string | true;
+  /** auto | on | off: confine commands with bubblewrap. */
+  sandbox?: SandboxSetting;
+  /** Trust the project's allow rules and hooks for this run. */
+  trustProject: boolean;
   /** A file of `{"mcpServers": ...}` added for this run only. */
   mcpConfig?: string;
   /** The positional words joined: the first prompt, if any. */
@@ -43,6 +51,8 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--cwd DIR', 'workspace directory (default: the current directory)'],
   ['--output-format FMT', 'print mode output: text | json (one event per line)'],
   ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
+  ['--sandbox MODE', 'auto | on | off: run commands in a bubblewrap sandbox (default auto: when bwrap works)'],
+  ['--trust-project', "count this project's allow rules and hooks for this run (.nib/settings.json)"],
   ['--continue', 'resume the latest session in this workspace'],
   ['--resume [ID]', 'resume a session (a picker without ID)'],
   ['--mcp-config FILE', 'add the MCP servers in FILE ({"mcpServers": ...}) for this run'],
@@ -71,6 +81,8 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         demo: {type: 'boolean'},
         continue: {type: 'boolean', short: 'c'},
         resume: {type: 'string', short: 'r'},
+        sandbox: {type: 'string'},
+        'trust-project': {type: 'boolean'},
         'mcp-config': {type: 'string'},
       },
     });
@@ -97,6 +109,10 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       return {ok: false, error: `--max-rounds must be a positive whole number, not "${values['max-rounds']}"`};
     }
   }
+  const sandbox = values.sandbox;
+  if (sandbox !== undefined && !(SANDBOX_SETTINGS as readonly string[]).includes(sandbox)) {
+    return {ok: false, error: `--sandbox must be one of ${SANDBOX_SETTINGS.join(', ')}, not "${sandbox}"`};
+  }
   const prompt = positionals.join(' ').trim();
   return {
     ok: true,
@@ -113,6 +129,8 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       demo: values.demo ?? false,
       continue: values.continue ?? false,
       resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
+      sandbox: sandbox as SandboxSetting | undefined,
+      trustProject: values['trust-project'] ?? false,
       mcpConfig: values['mcp-config'],
       prompt: prompt || undefined,
     },

@@ -11,6 +11,7 @@ import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.
 import {Approvals} from './approvals.js';
 import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
 import {replayEvents} from './replay.js';
+import type {Guard} from '../guard/guard.js';
 
 export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
@@ -30,6 +31,10 @@ export type AgentSessionInit = {
   /** False in print mode: nobody is there to answer, so calls that would ask are refused. */
   canAsk: boolean;
   maxRounds: number;
+  /** Permission rules, hooks and the sandbox (agent/guard). */
+  guard?: Guard;
+  /** Lines from opening the guard: no sandbox here, project rules waiting for trust. */
+  notices?: readonly string[];
   now?: () => number;
 };
 
@@ -46,8 +51,11 @@ const YIELD_EVERY_MS = 50;
 export class AgentSession {
   readonly root: string;
   readonly tools: LoopTools;
+  /** The rules in force, the hooks and the sandbox; /permissions lists and removes rules through it. */
+  readonly guard: Guard | undefined;
   readonly mcp: McpControl | undefined;
   private readonly store: SessionStore;
+  private readonly startNotices: string[];
   private readonly messages: Message[];
   private readonly context: ToolContext;
   private readonly connect: (model: string) => ChatProvider;
@@ -75,6 +83,14 @@ export class AgentSession {
     this.canAsk = init.canAsk;
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
+    this.guard = init.guard;
+    if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
+    this.startNotices = [...(init.notices ?? [])];
+  }
+
+  /** SessionStart hooks; their warnings join the start notices. */
+  async started(source: 'startup' | 'resume'): Promise<void> {
+    this.startNotices.push(...((await this.guard?.sessionStart(source))?.warnings ?? []));
   }
 
   get mode(): ApprovalMode {
@@ -109,7 +125,7 @@ export class AgentSession {
     const loaded = this.store.loaded;
     return [
       ...(loaded ? replayEvents(loaded) : []),
-      ...this.store.notices.map(text => ({type: 'notice', text}) as const),
+      ...[...this.store.notices, ...this.startNotices].map(text => ({type: 'notice', text}) as const),
       ...(loaded ? [resumedNotice(loaded)] : []),
       this.contextEvent(),
     ];
@@ -121,6 +137,10 @@ export class AgentSession {
    */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
     if (this.isBusy) return 'busy';
+    // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
+    const hooked = await this.guard?.promptEvents(text);
+    for (const event of hooked?.events ?? []) this.emit(event);
+    if (hooked?.blocked) return 'error';
     const abort = new AbortController();
     const stop = () => abort.abort();
     options.signal?.addEventListener('abort', stop, {once: true});
@@ -146,6 +166,7 @@ export class AgentSession {
         canAsk: this.canAsk,
         alwaysAllowed: this.grants,
         maxRounds: this.maxRounds,
+        ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.compaction(),
         signal: abort.signal,
         now: this.now,
@@ -161,6 +182,7 @@ export class AgentSession {
           yieldedAt = this.now();
         }
       }
+      for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       options.signal?.removeEventListener('abort', stop);
       this.running = null;
@@ -190,6 +212,7 @@ export class AgentSession {
   setMode(mode: ApprovalMode): void {
     this.currentMode = mode;
     this.grants.clear();
+    this.guard?.forgetSession();
     this.emit({type: 'mode', mode});
     this.emitGrants();
   }
@@ -225,6 +248,7 @@ export class AgentSession {
     return this.exclusive(async () => {
       this.messages.splice(1);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       await this.store.startFresh(this.model);
       this.emit({type: 'cleared'});
@@ -242,6 +266,7 @@ export class AgentSession {
       await this.store.switchTo(loaded.value);
       this.messages.splice(1, this.messages.length, ...loaded.value.history);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       this.emit({type: 'cleared'});
       for (const event of replayEvents(loaded.value)) this.emit(event);
@@ -283,7 +308,7 @@ export class AgentSession {
   /** Ends the running turn, flushes the log and ends every MCP server process. */
   async close(): Promise<void> {
     this.interrupt();
-    await Promise.all([this.store.close(), this.mcp?.close()]);
+    await Promise.all([this.store.close(), this.mcp?.close(), this.guard?.close()]);
   }
 
   /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */

@@ -5,6 +5,7 @@ import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
 import {createReadLedger, defaultRegistry, withExtraTools} from '../../tools/index.js';
+import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
 import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
@@ -26,7 +27,8 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
-  const store = await SessionStore.open({
+  // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
+  const [store, opened] = await Promise.all([SessionStore.open({
     cwd: root.value,
     model: config.model ?? '',
     apiKey: config.apiKey,
@@ -35,7 +37,12 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     contextWindow: config.contextWindow,
     autoCompact: config.autoCompact,
     env,
-  });
+  }), openGuard(config, root.value, env, (): HookBase => ({session_id: store.log.id, transcript_path: store.log.path}))]);
+  if (!opened.ok) {
+    await store.close();
+    return opened;
+  }
+  const {guard} = opened.value;
   // The snapshot index builds in the background while the person types the first prompt.
   if (options.canAsk && config.approvalMode !== 'plan') store.warmUp();
   const system = buildSystemPrompt({
@@ -54,7 +61,14 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     history: [{type: 'system', content: system}, ...store.history],
     tools: mcp ? withExtraTools(defaultRegistry, () => mcp.hub.tools()) : defaultRegistry,
     ...(mcp ? {mcp} : {}),
-    context: {root: root.value, ledger: createReadLedger(), redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}])},
+    context: {
+      root: root.value,
+      ledger: createReadLedger(),
+      redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
+      hiddenEnv: secretEnvNames(env, config.apiKey),
+    },
+    guard,
+    notices: opened.value.notices,
     mode: config.approvalMode,
     model: config.model!,
     connect: model =>
@@ -68,6 +82,7 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,
   });
+  await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};
 }
 
