@@ -144,7 +144,7 @@ async function helpText(): Promise<string> {
     'Tools (name, kind):',
     ...tools,
     '',
-    'Environment: OPENAI_API_KEY, OPENAI_BASE_URL, NIB_MODEL, NIB_IDLE_TIMEOUT_MS',
+    'Environment: OPENAI_API_KEY (or the --provider preset\'s key variable), OPENAI_BASE_URL, NIB_MODEL, NIB_IDLE_TIMEOUT_MS',
     'Config file: $XDG_CONFIG_HOME/nib/config.json (default ~/.config/nib/config.json)',
     '',
   ].join('\n');
