@@ -2,6 +2,7 @@ import {stat} from 'node:fs/promises';
 import type {ToolContext} from '../core/tool.js';
 import {readTool} from '../tools/read.js';
 import {resolvePath} from '../tools/fs/workspace.js';
+import {findMentions} from '../core/mentions.js';
 
 /**
  * `@path` in a prompt: the file's content (or a directory's listing) goes to the model with the
@@ -9,33 +10,8 @@ import {resolvePath} from '../tools/fs/workspace.js';
  * read-before-write guard. Print mode and the TUI both send prompts through here.
  */
 
-export type Mention = {
-  /** The path as written, without the `@` (and without quotes for `@"a b.txt"`). */
-  path: string;
-  /** Where `@…` starts and ends in the prompt. */
-  start: number;
-  end: number;
-};
-
-// `@` at the start or after whitespace, so an e-mail address or `npm i pkg@1` is not a mention.
-const MENTION = /(^|\s)@(?:"([^"\n]+)"|([^\s"]+))/g;
-
 /** Characters that end a sentence rather than a path: `look at @src/a.ts.` means src/a.ts. */
 const TRAILING = /[.,;:!?)\]}'`]+$/;
-
-export function findMentions(text: string): Mention[] {
-  const found: Mention[] = [];
-  for (const match of text.matchAll(MENTION)) {
-    const start = match.index + match[1]!.length;
-    found.push({path: match[2] ?? match[3]!, start, end: match.index + match[0].length});
-  }
-  return found;
-}
-
-/** How a completion writes a path back into the prompt: quoted when it has a space. */
-export function mentionText(path: string): string {
-  return /\s/.test(path) ? `@"${path}"` : `@${path}`;
-}
 
 export type Attachment = {
   /** The path shown (relative to the workspace). */

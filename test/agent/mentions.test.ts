@@ -1,7 +1,8 @@
 import {mkdir, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {expandMentions, findMentions, mentionText} from '../../source/agent/mentions.js';
+import {expandMentions} from '../../source/agent/mentions.js';
+import {findMentions, mentionText, typingMention} from '../../source/core/mentions.js';
 import {MentionIndex} from '../../source/agent/mention-index.js';
 import {writeTool} from '../../source/tools/index.js';
 import {contextFor, never, useTempDirs} from '../tools/helpers.js';
@@ -15,6 +16,10 @@ describe('findMentions', () => {
     expect(findMentions('fix\n@src/x.ts')).toEqual([{path: 'src/x.ts', start: 4, end: 13}]);
     expect(mentionText('a b.txt')).toBe('@"a b.txt"');
     expect(mentionText('src/a.ts')).toBe('@src/a.ts');
+    expect(typingMention('look at @src/ap')).toEqual({path: 'src/ap', start: 8, end: 15});
+    expect(typingMention('@')).toEqual({path: '', start: 0, end: 1});
+    expect(typingMention('@a.ts done')).toBeNull();
+    expect(typingMention('me@x')).toBeNull();
   });
 });
 
