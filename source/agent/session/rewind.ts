@@ -1,0 +1,69 @@
+import type {Message} from '../../core/messages.js';
+import {SUMMARY_PREFIX} from '../compact.js';
+import type {SnapshotRecord} from './log.js';
+import type {LoadedSession} from './saved.js';
+
+/**
+ * /rewind: going back to just before an earlier prompt. The conversation part cuts the history
+ * at that prompt's user message; the files part is /undo of that turn (snapshots.ts). Each turn
+ * adds exactly one user message, so the last user message is the latest turn and the ones before
+ * it count back from there; a compaction's summary, when it stands as a message of its own, is
+ * not a turn.
+ */
+
+export type RewindPoint = {
+  turn: number;
+  /** The prompt as the person typed it (mentions unexpanded), for the list and the input box. */
+  prompt: string;
+  /** Index of the turn's user message in the history: the conversation is cut there. */
+  historyIndex: number;
+  /** A snapshot was taken before the turn, so its files can be restored. */
+  files: boolean;
+};
+
+export function rewindPoints(input: {
+  history: readonly Message[];
+  /** User turns so far; the last user message in the history is this one. */
+  turns: number;
+  /** Typed prompts by turn (1-based: index 0 is turn 1); where one is missing, the message is shown. */
+  prompts: readonly (string | undefined)[];
+  snapshots: readonly SnapshotRecord[];
+}): RewindPoint[] {
+  const turnMessages: number[] = [];
+  input.history.forEach((message, index) => {
+    if (message.type === 'user' && !isStandaloneSummary(message.content)) turnMessages.push(index);
+  });
+  const first = input.turns - turnMessages.length + 1;
+  const points: RewindPoint[] = [];
+  turnMessages.forEach((historyIndex, offset) => {
+    const content = (input.history[historyIndex] as Extract<Message, {type: 'user'}>).content;
+    // A summary folded into the first kept prompt: cutting there would drop the summary too.
+    if (content.startsWith(SUMMARY_PREFIX)) return;
+    const turn = first + offset;
+    points.push({
+      turn,
+      prompt: input.prompts[turn - 1] ?? content,
+      historyIndex,
+      files: input.snapshots.some(snapshot => snapshot.phase === 'before' && snapshot.turn === turn),
+    });
+  });
+  return points;
+}
+
+/** compact.ts folds the summary into the first kept prompt when there is one; otherwise it stands alone. */
+function isStandaloneSummary(content: string): boolean {
+  return content.startsWith(SUMMARY_PREFIX) && !content.includes('\n\n---\n\n');
+}
+
+/**
+ * The prompts as typed, by turn, from a resumed log: the session records the typed text in each
+ * turn-start (the model received it with any attachments), and a rewind forgets the turns it undid.
+ */
+export function typedPrompts(records: LoadedSession['records']): string[] {
+  const prompts: string[] = [];
+  for (const record of records) {
+    if (record.type === 'event' && record.event.type === 'turn-start') prompts.push(String((record.event as {prompt?: unknown}).prompt ?? ''));
+    else if (record.type === 'rewind') prompts.length = Math.min(prompts.length, record.turn - 1);
+  }
+  return prompts;
+}
