@@ -2,23 +2,14 @@
 // keystroke of a typed query (goal: <= 50 ms each). Baselines in the same run: a plain substring
 // filter over the same paths, and the fuzzy matcher on unprepared strings (no index).
 // Printed, not asserted. Run: npx node bench/mentions.mjs
-import {mkdirSync, statfsSync, writeFileSync} from 'node:fs';
-import {mkdtemp, realpath, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {mkdirSync, writeFileSync} from 'node:fs';
+import {rm} from 'node:fs/promises';
 import {join} from 'node:path';
 import fuzzysort from 'fuzzysort';
-import {importSources, median} from './support.mjs';
+import {importSources, median, treeDir} from './support.mjs';
 
 const RUNS = 5;
-const shmFree = (() => {
-  try {
-    const {bavail, bsize} = statfsSync('/dev/shm');
-    return bavail * bsize;
-  } catch {
-    return 0;
-  }
-})();
-const work = await realpath(await mkdtemp(join(shmFree > 1024 ** 3 ? '/dev/shm' : tmpdir(), 'nib-bench-mentions-')));
+const work = await treeDir('nib-bench-mentions-');
 try {
   const {MentionIndex} = (await importSources({index: 'source/agent/mention-index.ts'})).index;
 
@@ -62,12 +53,13 @@ try {
       }
       samples.push(median(times));
     }
-    return {median: median(samples), max: Math.max(...samples)};
+    const max = Math.max(...samples);
+    return {median: median(samples), max, worstAt: keystrokes[samples.indexOf(max)]};
   };
   const indexed = perKeystroke(typed => index.search(typed));
   const substring = perKeystroke(typed => paths.filter(path => path.includes(typed)).slice(0, 50));
   const unprepared = perKeystroke(typed => fuzzysort.go(typed, paths, {limit: 50, threshold: 0}));
-  const row = (name, r) => `${name.padEnd(34)} median ${r.median.toFixed(2).padStart(6)} ms   worst ${r.max.toFixed(2).padStart(6)} ms`;
+  const row = (name, r) => `${name.padEnd(34)} median ${r.median.toFixed(2).padStart(6)} ms   worst ${r.max.toFixed(2).padStart(6)} ms at "${r.worstAt}"`;
   console.log(`per keystroke, ${keystrokes.length} keystrokes typing "${query}" (median of ${RUNS} each):`);
   console.log(row('index.search (fuzzy, prepared)', indexed) + '   (goal: worst <= 50 ms)');
   console.log(row('baseline: substring filter', substring));
