@@ -6,7 +6,7 @@ import {spawnSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
@@ -47,7 +47,10 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
   const home = await mkdtemp(join(tmpdir(), 'nib-tmux-home-'));
   const workspace = join(home, 'project');
   await mkdir(workspace);
-  for (const [path, content] of Object.entries(options.files ?? {})) await writeFile(join(workspace, path), content);
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    await mkdir(dirname(join(workspace, path)), {recursive: true});
+    await writeFile(join(workspace, path), content);
+  }
   const server = await startOpenAiServer(options.script);
   const env = {
     HOME: home,
