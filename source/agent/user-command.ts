@@ -1,3 +1,4 @@
+import type {AgentEvent, TurnEndReason} from '../core/events.js';
 import type {ToolContext, ToolResult} from '../core/tool.js';
 import type {LoopTools} from './loop.js';
 
@@ -32,4 +33,26 @@ export function userCommandNote(command: string, result: Pick<ToolResult, 'conte
 /** The next prompt with the notes of the commands run since the last one in front of it. */
 export function withUserCommandNotes(prompt: string, notes: readonly string[]): string {
   return notes.length === 0 ? prompt : [...notes, prompt].join('\n\n');
+}
+
+/**
+ * A `!command` as the screen sees it: the prompt as typed, a bash badge with the output streaming
+ * in, the output as a notice once it ends. Returns how it ended and the note for the next prompt.
+ */
+export async function runUserCommandTurn(
+  prompt: string,
+  command: string,
+  options: {tools: Pick<LoopTools, 'get'>; context: ToolContext; signal: AbortSignal; emit: (event: AgentEvent | {type: 'notice'; text: string}) => void; id: string; now: () => number},
+): Promise<{reason: TurnEndReason; note: string}> {
+  const {emit, id, now} = options;
+  emit({type: 'turn-start', prompt, at: now()});
+  emit({type: 'tool-call', id, name: 'bash', arguments: JSON.stringify({command}), keyArg: command});
+  emit({type: 'tool-start', id, name: 'bash', at: now()});
+  const context: ToolContext = {...options.context, onOutput: chunk => emit({type: 'tool-output', id, chunk})};
+  const result = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
+  emit({type: 'tool-result', id, name: 'bash', isError: result.isError, content: result.content, ...(result.detail ? {detail: result.detail} : {}), at: now()});
+  emit({type: 'notice', text: `$ ${command}\n${result.content}`});
+  const reason: TurnEndReason = options.signal.aborted ? 'aborted' : 'completed';
+  emit({type: 'turn-end', reason, at: now()});
+  return {reason, note: userCommandNote(command, result)};
 }
