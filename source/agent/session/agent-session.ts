@@ -14,6 +14,12 @@ import {replayEvents} from './replay.js';
 
 export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
+import {PromptExtras} from './prompt-extras.js';
+import type {RewindPoint} from './rewind.js';
+import {runUserCommandTurn, userCommandOf} from '../user-command.js';
+
+/** What /rewind takes back: both, or one of them. */
+export type RewindScope = 'both' | 'conversation' | 'files';
 
 export type AgentSessionInit = {
   store: SessionStore;
@@ -61,6 +67,9 @@ export class AgentSession {
   private currentMode: ApprovalMode;
   private running: AbortController | null = null;
   private isBusy = false;
+  /** `!command` notes for the next prompt and the typed prompts /rewind offers. */
+  private readonly extras: PromptExtras;
+  private commandCount = 0;
 
   constructor(init: AgentSessionInit) {
     this.store = init.store;
@@ -75,6 +84,7 @@ export class AgentSession {
     this.canAsk = init.canAsk;
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
+    this.extras = new PromptExtras(init.store.loaded);
   }
 
   get mode(): ApprovalMode {
@@ -121,6 +131,8 @@ export class AgentSession {
    */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
     if (this.isBusy) return 'busy';
+    const command = userCommandOf(text);
+    if (command !== null) return this.runCommand(text, command, options.signal);
     const abort = new AbortController();
     const stop = () => abort.abort();
     options.signal?.addEventListener('abort', stop, {once: true});
@@ -134,13 +146,16 @@ export class AgentSession {
       // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
       if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
       this.flushNotices();
+      // @path attachments and waiting `!command` notes go to the model; the screen and the log's
+      // turn-start keep the prompt as typed.
+      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, abort.signal);
       let yieldedAt = this.now();
-      for await (const event of runAgent({
+      for await (const loopEvent of runAgent({
         provider: this.provider,
         tools: this.tools,
         context: this.context,
         history: this.messages,
-        prompt: text,
+        prompt: sent,
         mode: () => this.currentMode,
         approve: (request, signal) => this.approvals.wait(request, signal),
         canAsk: this.canAsk,
@@ -150,6 +165,7 @@ export class AgentSession {
         signal: abort.signal,
         now: this.now,
       })) {
+        const event = loopEvent.type === 'turn-start' ? {...loopEvent, prompt: text} : loopEvent;
         this.emit(stamp(event, this.now));
         // Awaited before the loop is asked for more: the log is on disk before each request.
         await this.store.observe(event, this.messages.length);
@@ -226,6 +242,7 @@ export class AgentSession {
       this.messages.splice(1);
       this.grants.clear();
       this.context.ledger.clear();
+      this.extras.reset(null);
       await this.store.startFresh(this.model);
       this.emit({type: 'cleared'});
       this.emitGrants();
@@ -243,6 +260,7 @@ export class AgentSession {
       this.messages.splice(1, this.messages.length, ...loaded.value.history);
       this.grants.clear();
       this.context.ledger.clear();
+      this.extras.reset(loaded.value);
       this.emit({type: 'cleared'});
       for (const event of replayEvents(loaded.value)) this.emit(event);
       for (const warning of loaded.value.warnings) this.emit({type: 'notice', text: warning});
@@ -268,11 +286,41 @@ export class AgentSession {
   async undo(turn?: number) {
     return this.exclusive(async () => {
       const result = await this.store.undo(turn);
-      if (!result.ok) return result;
-      const system = this.messages[0];
-      // The model must know its changes are gone; the system message carries it without a fake turn.
-      if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${result.value.note}`};
+      if (result.ok) this.tellModel(result.value.note);
       return result;
+    });
+  }
+
+  /** The earlier prompts /rewind can go back to, oldest first. */
+  rewindPoints(): RewindPoint[] {
+    return this.extras.points(this.messages, this.store.turns, this.store.snapshots);
+  }
+
+  /**
+   * Goes back to just before turn `turn`: the files (from its snapshot), the conversation (cut at
+   * its prompt; what was read since is forgotten), or both. Returns the prompt as typed, for the
+   * input box.
+   */
+  async rewind(turn: number, scope: RewindScope): Promise<Result<{prompt: string}>> {
+    return this.exclusive(async () => {
+      const point = this.rewindPoints().find(candidate => candidate.turn === turn);
+      if (!point) return {ok: false, error: `Turn ${turn} is not in the conversation (it was compacted, or never happened).`};
+      if (scope !== 'conversation') {
+        const undone = await this.store.undo(turn);
+        if (!undone.ok) return undone;
+        // With the conversation kept, the model must learn its changes are gone.
+        if (scope === 'files') this.tellModel(undone.value.note);
+      }
+      if (scope !== 'files') {
+        this.messages.splice(point.historyIndex);
+        this.context.ledger.clear();
+        this.extras.forget(turn);
+        await this.store.rewindConversation(turn, this.messages);
+      }
+      const what = scope === 'both' ? 'conversation and files' : scope === 'conversation' ? 'conversation' : 'files';
+      this.emit({type: 'notice', text: `Rewound the ${what} to just before turn ${turn}.`});
+      this.emit(this.contextEvent());
+      return {ok: true, value: {prompt: point.prompt}};
     });
   }
 
@@ -284,6 +332,32 @@ export class AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await Promise.all([this.store.close(), this.mcp?.close()]);
+  }
+
+  /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
+  private async runCommand(text: string, command: string, signal?: AbortSignal): Promise<TurnEndReason> {
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    signal?.addEventListener('abort', stop, {once: true});
+    if (signal?.aborted) abort.abort();
+    this.running = abort;
+    this.setBusy(true);
+    try {
+      const emit = (event: SessionEvent) => this.emit(event);
+      const ran = await runUserCommandTurn(text, command, {tools: this.tools, context: this.context, signal: abort.signal, emit, id: `command-${++this.commandCount}`, now: this.now});
+      this.extras.addNote(ran.note);
+      return ran.reason;
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      this.running = null;
+      this.setBusy(false);
+    }
+  }
+
+  /** The system message carries what the model must know about the files, without a fake turn. */
+  private tellModel(note: string): void {
+    const system = this.messages[0];
+    if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${note}`};
   }
 
   /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */

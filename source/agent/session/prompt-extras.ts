@@ -2,7 +2,8 @@ import type {Message} from '../../core/messages.js';
 import type {ToolContext} from '../../core/tool.js';
 import {expandMentions} from '../mentions.js';
 import {withUserCommandNotes} from '../user-command.js';
-import type {LoadedSession, SnapshotRecord} from './log.js';
+import type {SnapshotRecord} from './log.js';
+import type {LoadedSession} from './saved.js';
 import {rewindPoints, typedPrompts, type RewindPoint} from './rewind.js';
 
 /**
