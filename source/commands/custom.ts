@@ -1,5 +1,7 @@
 import {readdir, readFile} from 'node:fs/promises';
 import path from 'node:path';
+import {nibDir} from '../agent/config/xdg.js';
+import type {SlashCommand} from './context.js';
 
 /**
  * Custom commands: Markdown prompts in `.nib/commands/` (the project's) and
@@ -85,9 +87,9 @@ export async function parseCommandFile(text: string): Promise<{ok: true; value: 
   let fields: Record<string, unknown> = {};
   if (front) {
     // Loaded only for files that have front matter.
-    const {parse} = await import('yaml');
+    const {parseYaml} = await import('./front-matter.js');
     try {
-      const value: unknown = parse(front[1]!);
+      const value: unknown = parseYaml(front[1]!);
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) fields = value as Record<string, unknown>;
       else if (value !== null) return {ok: false, error: 'the front matter is not a list of "key: value" lines'};
     } catch (error) {
@@ -136,3 +138,20 @@ export function expandCustomPrompt(text: string, commands: readonly CustomComman
   return command ? expandCustomCommand(command, match[2] ?? '') : null;
 }
 
+
+/**
+ * The built-in commands and the person's and project's own, for the slash menu; the notices are
+ * for the screen (overrides, files that could not be used).
+ */
+export async function withCustomCommands(builtIns: readonly SlashCommand[], root: string, env: NodeJS.ProcessEnv): Promise<{commands: SlashCommand[]; notices: string[]}> {
+  const loaded = await loadCustomCommands({root, configDir: nibDir(env, 'XDG_CONFIG_HOME'), builtIns: builtIns.map(command => command.name)});
+  const custom = loaded.commands.map(
+    (command): SlashCommand => ({
+      name: command.name,
+      ...(command.args ? {args: command.args} : {}),
+      description: `${command.description} (${command.scope})`,
+      run: (arg, context) => context.submit(expandCustomCommand(command, arg)),
+    }),
+  );
+  return {commands: [...builtIns, ...custom], notices: loaded.notices};
+}
