@@ -98,7 +98,9 @@ describe('at the prompt, in a real terminal', () => {
     await term.send('Enter');
     await term.waitForText('1. conversation and files');
     await term.send('Enter');
-    await term.waitForText('› make the file');
+    await term.waitForText('Rewound the conversation and files to just before turn 2.');
+    // The input box (right above the status bar) holds the prompt again; the transcript keeps its copy.
+    await term.waitForText(/› make the file\n.*nib-test-model/);
     await session.waitForFile('made.txt', text => text.includes('ENOENT'));
     await term.type(' again');
     await term.send('Enter');
