@@ -15,11 +15,10 @@ import {replayEvents} from './replay.js';
 export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
 import {PromptExtras} from './prompt-extras.js';
-import type {RewindPoint} from './rewind.js';
+import {rewindTo, type RewindPoint, type RewindScope} from './rewind.js';
 import {runUserCommandTurn, userCommandOf} from '../user-command.js';
 
-/** What /rewind takes back: both, or one of them. */
-export type RewindScope = 'both' | 'conversation' | 'files';
+export type {RewindScope} from './rewind.js';
 
 export type AgentSessionInit = {
   store: SessionStore;
@@ -133,13 +132,8 @@ export class AgentSession {
     if (this.isBusy) return 'busy';
     const command = userCommandOf(text);
     if (command !== null) return this.runCommand(text, command, options.signal);
-    const abort = new AbortController();
-    const stop = () => abort.abort();
-    options.signal?.addEventListener('abort', stop, {once: true});
-    if (options.signal?.aborted) abort.abort();
-    this.running = abort;
+    const {abort, release} = this.begin(options.signal);
     this.approvals.reset();
-    this.setBusy(true);
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
     try {
@@ -178,8 +172,7 @@ export class AgentSession {
         }
       }
     } finally {
-      options.signal?.removeEventListener('abort', stop);
-      this.running = null;
+      release();
       this.flushNotices();
       this.emit(this.contextEvent());
       // A person gets the prompt back at once; the session runs its snapshots in order. Print
@@ -305,20 +298,9 @@ export class AgentSession {
     return this.exclusive(async () => {
       const point = this.rewindPoints().find(candidate => candidate.turn === turn);
       if (!point) return {ok: false, error: `Turn ${turn} is not in the conversation (it was compacted, or never happened).`};
-      if (scope !== 'conversation') {
-        const undone = await this.store.undo(turn);
-        if (!undone.ok) return undone;
-        // With the conversation kept, the model must learn its changes are gone.
-        if (scope === 'files') this.tellModel(undone.value.note);
-      }
-      if (scope !== 'files') {
-        this.messages.splice(point.historyIndex);
-        this.context.ledger.clear();
-        this.extras.forget(turn);
-        await this.store.rewindConversation(turn, this.messages);
-      }
-      const what = scope === 'both' ? 'conversation and files' : scope === 'conversation' ? 'conversation' : 'files';
-      this.emit({type: 'notice', text: `Rewound the ${what} to just before turn ${turn}.`});
+      const done = await rewindTo(point, scope, {messages: this.messages, store: this.store, context: this.context, extras: this.extras, tellModel: note => this.tellModel(note)});
+      if (!done.ok) return done;
+      this.emit({type: 'notice', text: done.value});
       this.emit(this.contextEvent());
       return {ok: true, value: {prompt: point.prompt}};
     });
@@ -336,22 +318,33 @@ export class AgentSession {
 
   /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
   private async runCommand(text: string, command: string, signal?: AbortSignal): Promise<TurnEndReason> {
-    const abort = new AbortController();
-    const stop = () => abort.abort();
-    signal?.addEventListener('abort', stop, {once: true});
-    if (signal?.aborted) abort.abort();
-    this.running = abort;
-    this.setBusy(true);
+    const {abort, release} = this.begin(signal);
     try {
       const emit = (event: SessionEvent) => this.emit(event);
       const ran = await runUserCommandTurn(text, command, {tools: this.tools, context: this.context, signal: abort.signal, emit, id: `command-${++this.commandCount}`, now: this.now});
       this.extras.addNote(ran.note);
       return ran.reason;
     } finally {
-      signal?.removeEventListener('abort', stop);
-      this.running = null;
+      release();
       this.setBusy(false);
     }
+  }
+
+  /** Marks the session busy with an abort for interrupt() that also follows `signal`; release() undoes the link. */
+  private begin(signal?: AbortSignal): {abort: AbortController; release: () => void} {
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    signal?.addEventListener('abort', stop, {once: true});
+    if (signal?.aborted) abort.abort();
+    this.running = abort;
+    this.setBusy(true);
+    return {
+      abort,
+      release: () => {
+        signal?.removeEventListener('abort', stop);
+        this.running = null;
+      },
+    };
   }
 
   /** The system message carries what the model must know about the files, without a fake turn. */

@@ -1,7 +1,14 @@
 import type {Message} from '../../core/messages.js';
+import type {Result} from '../../core/result.js';
+import type {ToolContext} from '../../core/tool.js';
 import {SUMMARY_PREFIX} from '../compact.js';
 import type {SnapshotRecord} from './log.js';
 import type {LoadedSession} from './saved.js';
+import type {PromptExtras} from './prompt-extras.js';
+import type {SessionStore} from './store.js';
+
+/** What /rewind takes back: both, or one of them. */
+export type RewindScope = 'both' | 'conversation' | 'files';
 
 /**
  * /rewind: going back to just before an earlier prompt. The conversation part cuts the history
@@ -66,4 +73,30 @@ export function typedPrompts(records: LoadedSession['records']): string[] {
     else if (record.type === 'rewind') prompts.length = Math.min(prompts.length, record.turn - 1);
   }
   return prompts;
+}
+
+/**
+ * Takes the session back to just before `point`: the files from the snapshot taken before it
+ * (as /undo does), the conversation cut at its prompt (what was read since is forgotten, so the
+ * read-before-write guard asks again), or both. Returns the line for the screen.
+ */
+export async function rewindTo(
+  point: RewindPoint,
+  scope: RewindScope,
+  session: {messages: Message[]; store: SessionStore; context: ToolContext; extras: PromptExtras; tellModel: (note: string) => void},
+): Promise<Result<string>> {
+  if (scope !== 'conversation') {
+    const undone = await session.store.undo(point.turn);
+    if (!undone.ok) return undone;
+    // With the conversation kept, the model must learn its changes are gone.
+    if (scope === 'files') session.tellModel(undone.value.note);
+  }
+  if (scope !== 'files') {
+    session.messages.splice(point.historyIndex);
+    session.context.ledger.clear();
+    session.extras.forget(point.turn);
+    await session.store.rewindConversation(point.turn, session.messages);
+  }
+  const what = scope === 'both' ? 'conversation and files' : scope === 'conversation' ? 'conversation' : 'files';
+  return {ok: true, value: `Rewound the ${what} to just before turn ${point.turn}.`};
 }
