@@ -2,7 +2,9 @@ import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, test} from 'vitest';
-import {expandCustomCommand, expandCustomPrompt, loadCustomCommands, parseCommandFile, splitArguments} from '../../source/commands/custom.js';
+import {expandCustomCommand, expandCustomPrompt, loadCustomCommands, parseCommandFile, splitArguments, withCustomCommands} from '../../source/commands/custom.js';
+import type {CommandContext} from '../../source/commands/context.js';
+import {slashCommands} from '../../source/commands/slash.js';
 
 const made: string[] = [];
 afterEach(async () => {
@@ -76,5 +78,21 @@ describe('loadCustomCommands', () => {
     const base = await realpath(await mkdtemp(path.join(tmpdir(), 'nib-custom-')));
     made.push(base);
     expect(await loadCustomCommands({root: base, configDir: path.join(base, 'none'), builtIns: []})).toEqual({commands: [], notices: []});
+  });
+});
+
+describe('withCustomCommands', () => {
+  test('custom commands follow the built-ins in the / list, say where they come from, and send their text', async () => {
+    const {root, user} = await dirs();
+    await writeFile(path.join(user, 'explain.md'), '---\ndescription: explain a file\nargument-hint: FILE\n---\nExplain @$1');
+    const env = {XDG_CONFIG_HOME: path.dirname(path.dirname(user))};
+    const {commands, notices} = await withCustomCommands(slashCommands, root, env);
+    expect(notices).toEqual([]);
+    expect(commands.slice(0, slashCommands.length)).toEqual(slashCommands);
+    const explain = commands.at(-1)!;
+    expect(explain).toMatchObject({name: 'explain', args: 'FILE', description: 'explain a file (user)'});
+    const sent: string[] = [];
+    await explain.run('src/a.ts', {submit: (text: string) => sent.push(text)} as unknown as CommandContext);
+    expect(sent).toEqual(['Explain @src/a.ts']);
   });
 });
