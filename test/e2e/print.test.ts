@@ -83,6 +83,13 @@ describe('nib -p', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  test('401 with a --provider preset names that preset\'s key variable', async () => {
+    const result = await nib([sse.unauthorized()], ['-p', 'hi', '--provider', 'groq'], {GROQ_API_KEY: 'groq-test-key-123456'});
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/401 Unauthorized from .*: check GROQ_API_KEY$/);
+    expect(server!.requests[0]!.headers.authorization).toBe('Bearer groq-test-key-123456');
+  });
+
   test('429 with Retry-After: 1, then success', async () => {
     const result = await nib([sse.rateLimited(1), sse.text('made it')], ['-p', 'hi']);
     expect(result).toMatchObject({code: 0, stdout: 'made it'});
