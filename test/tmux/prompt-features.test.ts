@@ -32,11 +32,13 @@ describe('at the prompt, in a real terminal', () => {
     const {term, server} = session;
     await term.waitForText(IDLE);
     await term.type('!echo from-the-shell-$((6*7))');
+    await term.waitForText('› !echo from-the-shell-$((6*7))');
     await term.send('Enter');
     await term.waitForText('from-the-shell-42');
     expect(server.requests).toHaveLength(0);
     await term.waitForText(IDLE);
     await term.type('what did it print?');
+    await term.waitForText('› what did it print?');
     await term.send('Enter');
     await term.waitForText('Saw it.');
     const sent = lastUser(server.requests[0]!.body.messages);
