@@ -59,7 +59,11 @@ describe('at the prompt, in a real terminal', () => {
     await term.type('/rev');
     await term.waitForText('/review FILE  review one file');
     await term.send('Tab');
+    // The completed line is a fresh input, whose key listener attaches a frame after it is drawn.
+    await term.waitFor(screen => screen.includes('› /review') && !screen.includes('review one file'));
+    await new Promise(resolve => setTimeout(resolve, 150));
     await term.type('src/a.ts errors');
+    await term.waitForText('› /review src/a.ts errors');
     await term.send('Enter');
     await term.waitForText('Reviewed.');
     const sent = lastUser(server.requests[0]!.body.messages);
