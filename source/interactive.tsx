@@ -8,6 +8,8 @@ import {rememberTrust} from './agent/guard/settings.js';
 import {askTrust} from './components/TrustPrompt.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
+import {withCustomCommands} from './commands/custom.js';
+import {slashCommands} from './commands/slash.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
@@ -94,6 +96,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const history = createPromptHistory(promptHistoryPath(env), redactSecrets);
   const initialHistory = await history.load();
   const cwdLabel = tildify(session.root, env['HOME'] || homedir());
+  const {commands, notices} = await withCustomCommands(slashCommands, session.root, env);
   const stop = new AbortController();
   const instance = render(
     <ThemeContext value={theme}>
@@ -103,6 +106,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
           history={history}
           initialHistory={initialHistory}
           cwdLabel={cwdLabel}
+          commands={commands}
+          notices={notices}
           openPicker={config.resume === true}
           stop={stop.signal}
           {...(config.prompt ? {initialPrompt: config.prompt} : {})}

@@ -76,6 +76,7 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
         baseURL: config.baseURL,
         // Loopback servers take any key; the SDK insists on one.
         apiKey: config.apiKey ?? 'no-key',
+        keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
       }),
