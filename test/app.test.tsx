@@ -36,8 +36,8 @@ afterEach(async () => {
 async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string} = {}) {
   server = await startOpenAiServer(script);
   const sandbox = await createSandbox('nib-app-');
-  cleanups.push(sandbox.remove);
-  const {session} = await openTestSession({...sandbox, root: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
+  cleanups.push(sandbox.cleanup);
+  const {session} = await openTestSession({...sandbox, workspace: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
   const historyFile = join(dir, '.state', 'history');
   const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {})});
   unmount = () => {

@@ -16,14 +16,14 @@ let unmount: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
   sandbox = await createSandbox('nib-session-app-');
-  root = sandbox.root;
+  root = sandbox.workspace;
 });
 afterEach(async () => {
   await unmount?.();
   unmount = undefined;
   await server?.close();
   server = undefined;
-  await sandbox.remove();
+  await sandbox.cleanup();
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);
@@ -32,7 +32,7 @@ const exists = (path: string) => access(path).then(() => true, () => false);
 async function start(script: Script, argv: string[] = []) {
   server = await startOpenAiServer(script, {validate: true});
   const {session} = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo', ...argv]);
-  const app = await renderApp(session, {historyFile: join(sandbox.base, 'state', 'history'), openPicker: argv.includes('--resume')});
+  const app = await renderApp(session, {historyFile: join(sandbox.root, 'state', 'history'), openPicker: argv.includes('--resume')});
   unmount = async () => {
     app.unmount();
     await session.close();

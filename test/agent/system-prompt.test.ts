@@ -32,7 +32,7 @@ describe('system prompt', () => {
       prompts.add(system?.type === 'system' ? system.content : '');
       await session.close();
     }
-    await sandbox.remove();
+    await sandbox.cleanup();
     expect(prompts.size).toBe(1);
     const [prompt] = [...prompts];
     expect(prompt).toContain('Tools: read, grep, list, write, edit, bash');

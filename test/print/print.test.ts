@@ -11,7 +11,7 @@ let sandbox: Sandbox | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await sandbox?.remove();
+  await sandbox?.cleanup();
   sandbox = undefined;
 });
 

@@ -10,47 +10,14 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {mkdir, mkdtemp, readdir, readFile, realpath, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {readdir, readFile} from 'node:fs/promises';
 import {join} from 'node:path';
+import type {Sandbox} from './sandbox.js';
 import {fileURLToPath} from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
-/** A key that must never show up in anything nib prints or writes. */
-export const TEST_API_KEY = 'sk-nib-test-7f3a9c2e5b1d4a86-DO-NOT-LEAK';
-
-export type Sandbox = {
-  /** Temp root holding home/ and workspace/. */
-  root: string;
-  home: string;
-  workspace: string;
-  env: NodeJS.ProcessEnv;
-  cleanup: () => Promise<void>;
-};
-
-export async function createSandbox(): Promise<Sandbox> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'nib-e2e-')));
-  const home = join(root, 'home');
-  const workspace = join(root, 'workspace');
-  await mkdir(home, {recursive: true});
-  await mkdir(workspace, {recursive: true});
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    TMPDIR: join(root, 'tmp'),
-    OPENAI_API_KEY: TEST_API_KEY,
-    NO_COLOR: '1',
-    LANG: 'C.UTF-8',
-  };
-  await mkdir(env.TMPDIR!, {recursive: true});
-  return {root, home, workspace, env, cleanup: () => rm(root, {recursive: true, force: true})};
-}
+export {createSandbox, TEST_API_KEY, type Sandbox} from './sandbox.js';
 
 export type NibResult = {code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number};
 
@@ -66,6 +33,7 @@ export function startNib(
   args: readonly string[],
   options: {env?: NodeJS.ProcessEnv; stdin?: string; cwd?: string} = {},
 ): NibProcess {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? sandbox.workspace,

@@ -4,11 +4,11 @@
  */
 import {spawnSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {dirname, join} from 'node:path';
 import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
+import {createSandbox} from '../support/sandbox.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
 
 export type NibSession = {
@@ -43,29 +43,17 @@ export function ensureBuilt(): void {
   if (build.status !== 0) throw new Error('npm run build failed');
 }
 
-export async function startNib(options: NibOptions): Promise<NibSession> {
-  const home = await mkdtemp(join(tmpdir(), 'nib-tmux-home-'));
-  const workspace = join(home, 'project');
-  await mkdir(workspace);
+export async function startTmuxNib(options: NibOptions): Promise<NibSession> {
+  const sandbox = await createSandbox('nib-tmux-');
+  const {home, workspace} = sandbox;
   for (const [path, content] of Object.entries(options.files ?? {})) {
     await mkdir(dirname(join(workspace, path)), {recursive: true});
     await writeFile(join(workspace, path), content);
   }
   const server = await startOpenAiServer(options.script);
-  const env = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    XDG_STATE_HOME: join(home, '.local/state'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-    TERM: 'screen-256color',
-    LANG: 'C.UTF-8',
-    OPENAI_BASE_URL: server.url,
-    OPENAI_API_KEY: 'test-key-tmux',
-    NIB_MODEL: 'nib-test-model',
-    ...options.env,
-  };
+  // Colours on: the tmux tests look at them (NO_COLOR suits the piped e2e runs, not a terminal).
+  const {NO_COLOR: _noColor, ...base} = sandbox.env;
+  const env = {...base, TERM: 'screen-256color', OPENAI_BASE_URL: server.url, NIB_MODEL: 'nib-test-model', ...options.env};
   const nib = [process.execPath, CLI, ...(options.args ?? [])];
   const command = options.shell ? ['/bin/sh', '-c', options.shell, 'sh', ...nib] : nib;
   const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30, ...(options.historyLimit ? {historyLimit: options.historyLimit} : {})});
@@ -89,8 +77,8 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
     close: async () => {
       await term.close();
       await server.close();
-      // A git child of nib (the snapshot for /undo) may still be finishing its last write: retry.
-      await rm(home, {recursive: true, force: true, maxRetries: 5});
+      // A git child of nib (the snapshot for /undo) may still be finishing its last write: cleanup retries.
+      await sandbox.cleanup();
     },
   };
 }
@@ -111,5 +99,5 @@ export function nibPerTest(): (options: NibOptions) => Promise<NibSession> {
     await current?.close();
     current = undefined;
   });
-  return async options => (current = await startNib(options));
+  return async options => (current = await startTmuxNib(options));
 }

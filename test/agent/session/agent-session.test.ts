@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
   await server?.close();
   server = undefined;
-  await sandbox.remove();
+  await sandbox.cleanup();
 });
 
 async function open(argv: string[] = [], options: {canAsk?: boolean} = {}) {
@@ -44,7 +44,7 @@ test('an answer given as the approval request is reported, before the loop waits
     if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'yes'});
   });
   expect(await session.prompt('write it')).toBe('completed');
-  expect(await readFile(join(sandbox.root, 'new.txt'), 'utf8')).toBe('hello\n');
+  expect(await readFile(join(sandbox.workspace, 'new.txt'), 'utf8')).toBe('hello\n');
 });
 
 test('/model reaches auto-compaction: the summary is asked of the model switched to', async () => {
@@ -92,7 +92,7 @@ test('/compact makes the session busy: a prompt sent meanwhile is refused, not s
 });
 
 test('/clear takes back "always" answers and what the model had read', async () => {
-  await writeFile(join(sandbox.root, 'a.txt'), 'one\n');
+  await writeFile(join(sandbox.workspace, 'a.txt'), 'one\n');
   server = await startOpenAiServer([
     sse.toolCall('read', {path: 'a.txt'}),
     sse.toolCall('bash', {command: 'true'}),
@@ -115,7 +115,7 @@ test('/clear takes back "always" answers and what the model had read', async () 
   const result = server.requests[4]!.body.messages.at(-1)!;
   expect(result.role).toBe('tool');
   expect(String(result.content)).toMatch(/has not been read/);
-  expect(await readFile(join(sandbox.root, 'a.txt'), 'utf8')).toBe('one\n');
+  expect(await readFile(join(sandbox.workspace, 'a.txt'), 'utf8')).toBe('one\n');
 });
 
 test('tool output is masked for the API key and every *_KEY/*_TOKEN/*_SECRET value, as the session log is', async () => {
@@ -139,13 +139,13 @@ const userTexts = (index: number) => server!.requests[index]!.body.messages.filt
 
 describe('@path', () => {
   test('the model gets the file, the screen the prompt as typed, and the model may then edit the file unread', async () => {
-    await writeFile(join(sandbox.root, 'a.txt'), 'old line\n');
+    await writeFile(join(sandbox.workspace, 'a.txt'), 'old line\n');
     server = await startOpenAiServer([sse.toolCall('edit', {path: 'a.txt', old_string: 'old', new_string: 'new'}), sse.text('Edited.')]);
     const {session, events} = await open(['--approval-mode', 'auto-edit']);
     expect(await session.prompt('fix @a.txt')).toBe('completed');
     expect(userTexts(0)[0]).toContain('<file path="a.txt">\n     1\told line\n</file>');
     expect(events.find(event => event.type === 'turn-start')).toMatchObject({prompt: 'fix @a.txt'});
-    expect(await readFile(join(sandbox.root, 'a.txt'), 'utf8')).toBe('new line\n');
+    expect(await readFile(join(sandbox.workspace, 'a.txt'), 'utf8')).toBe('new line\n');
   });
 });
 
@@ -178,7 +178,7 @@ describe('rewind', () => {
     expect(session.rewindPoints().map(point => [point.turn, point.prompt])).toEqual([[1, 'first'], [2, 'second @nothing-here']]);
     const rewound = await session.rewind(2, 'conversation');
     expect(rewound).toEqual({ok: true, value: {prompt: 'second @nothing-here'}});
-    expect(await readFile(join(sandbox.root, 'b.txt'), 'utf8')).toBe('b\n');
+    expect(await readFile(join(sandbox.workspace, 'b.txt'), 'utf8')).toBe('b\n');
     await session.prompt('second, differently');
     expect(userTexts(3)).toEqual(['first', 'second, differently']);
     expect(session.rewindPoints().map(point => point.turn)).toEqual([1, 2]);
@@ -194,7 +194,7 @@ describe('rewind', () => {
     await session.prompt('make c');
     expect(await session.rewind(7, 'both')).toEqual({ok: false, error: expect.stringContaining('Turn 7 is not in the conversation')});
     expect(await session.rewind(1, 'files')).toMatchObject({ok: true});
-    await expect(readFile(join(sandbox.root, 'c.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(sandbox.workspace, 'c.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     await session.prompt('and now?');
     expect(userTexts(2)).toEqual(['make c', 'and now?']);
     expect(String(server.requests[2]!.body.messages[0]!.content)).toMatch(/undid turn 1/i);

@@ -13,12 +13,12 @@ let root: string;
 let server: OpenAiServer | undefined;
 beforeEach(async () => {
   sandbox = await createSandbox('nib-undo-');
-  root = sandbox.root;
+  root = sandbox.workspace;
 });
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await sandbox.remove();
+  await sandbox.cleanup();
 });
 
 const exists = (path: string) => access(path).then(() => true, () => false);
