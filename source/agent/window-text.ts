@@ -1,0 +1,88 @@
+import type {ServerKind} from './provider/server-info.js';
+
+/**
+ * The sentences nib says about the context window. Each names sizes a person can compare and,
+ * where the server has a setting for it, the setting that gives a larger window.
+ */
+
+/** `4,096`: a window is an exact figure the person set somewhere. */
+export function exact(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
+
+/** `7.9k`: an estimate should not look more precise than it is. */
+export function approx(tokens: number): string {
+  if (tokens < 1000) return String(tokens);
+  return `${(tokens / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+}
+
+/** How to give this server a larger window, as one clause; null when nib knows no setting for it. */
+export function largerWindowFix(kind: ServerKind, model?: string): string | null {
+  switch (kind) {
+    case 'llama.cpp':
+      return 'restart llama-server with a larger --ctx-size (e.g. --ctx-size 16384)';
+    case 'vllm':
+      return 'restart vLLM with a larger --max-model-len';
+    case 'ollama':
+      return `load the model with a larger num_ctx: \`OLLAMA_CONTEXT_LENGTH=32768 ollama serve\`, or a Modelfile with \`PARAMETER num_ctx 32768\`${model ? ` (FROM ${model})` : ''}`;
+    case 'lmstudio':
+      return "raise the model's context length in LM Studio's load settings (or `lms load MODEL --context-length 32768`)";
+    default:
+      return null;
+  }
+}
+
+export type WindowFacts = {
+  window: number;
+  /** System prompt and tool definitions. */
+  fixed: number;
+  kind: ServerKind;
+  /** The window came from the person's own setting (flag or config file), not the server. */
+  configured: boolean;
+};
+
+function whose(facts: WindowFacts): string {
+  return facts.configured ? 'the configured window' : "the server's window";
+}
+
+function fixOrLess(facts: WindowFacts): string {
+  const fix = facts.configured ? 'raise contextWindow (or --context-window) if the server holds more' : largerWindowFix(facts.kind);
+  return fix ? `Send less, or ${fix}.` : 'Send less, or use a model with a larger window.';
+}
+
+/** A prompt that cannot fit even alone. */
+export function promptTooLong(prompt: number, facts: WindowFacts): string {
+  return (
+    `Not sent: this prompt is about ${approx(prompt)} tokens; ${whose(facts)} is ${exact(facts.window)}, ` +
+    `and the system prompt and tools take ${approx(facts.fixed)} of it, with room kept for the answer. ${fixOrLess(facts)}`
+  );
+}
+
+/** A conversation that still does not fit after shortening and summarising. */
+export function conversationTooFull(tokens: number, facts: WindowFacts): string {
+  return (
+    `Not sent: even compacted, the conversation is about ${approx(tokens)} tokens and ${whose(facts)} is ` +
+    `${exact(facts.window)} (the system prompt and tools take ${approx(facts.fixed)}). ` +
+    `Start over with /clear, or ${facts.configured ? 'raise contextWindow' : (largerWindowFix(facts.kind) ?? 'use a model with a larger window')}.`
+  );
+}
+
+/** Said once at start when nib's own part takes more than about a third of the window. */
+export function smallWindow(facts: WindowFacts): string {
+  const share = Math.round((facts.fixed / facts.window) * 100);
+  const fix = facts.configured ? null : largerWindowFix(facts.kind);
+  return (
+    `The model's window is small: ${exact(facts.window)} tokens, and nib's system prompt and tools take about ` +
+    `${approx(facts.fixed)} of it (${share}%). Long files and long conversations will be shortened and summarised often` +
+    `${fix ? `; to give it more, ${fix}` : ''}.`
+  );
+}
+
+/** Ollama cuts an over-long prompt silently from the start; nib says so before that happens. */
+export function ollamaTooSmall(model: string, facts: WindowFacts, beforeLoad: boolean): string {
+  return (
+    `Ollama ${beforeLoad ? 'will load' : 'runs'} ${model} with a window of ${exact(facts.window)} tokens, too small for nib's ` +
+    `system prompt and tools (about ${approx(facts.fixed)}) plus room to work, and Ollama drops the start of a longer prompt ` +
+    `without an error. Fix: \`OLLAMA_CONTEXT_LENGTH=32768 ollama serve\`, or a Modelfile with \`PARAMETER num_ctx 32768\`.`
+  );
+}
