@@ -3,6 +3,7 @@ import {useCallback, useEffect, useRef, useState} from 'react';
 import type {AgentSession} from './agent/session/agent-session.js';
 import type {PromptHistory} from './agent/session/prompt-history.js';
 import {answerUndo, openPicker, pickSession} from './commands/session-commands.js';
+import {openModelPicker, pickModel} from './commands/model-commands.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {budgetRows} from './components/layout.js';
@@ -64,6 +65,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     if (started.current) return;
     started.current = true;
     if (pickFirst) void openPicker(session, dispatch);
+    else if (session.chooseModel) openModelPicker(session, dispatch);
     else if (initialPrompt) send(initialPrompt);
   }, [pickFirst, initialPrompt, session, dispatch, send]);
 
@@ -114,6 +116,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             width={width}
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
+            onModel={model => pickModel(session, dispatch, model)}
           />
         ) : approval ? (
           <ApprovalPrompt
@@ -148,7 +151,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
           mode={state.mode}
           alwaysTools={state.alwaysTools}
           usage={{...state.usage, lastPromptTokens: state.context.tokens}}
-          {...(state.context.window === null ? {} : {contextWindow: state.context.window})}
+          contextWindow={state.context.window}
           cwd={cwdLabel}
           keyState={isExitArmed ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : 'idle'}
           width={width}

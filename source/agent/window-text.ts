@@ -86,3 +86,13 @@ export function ollamaTooSmall(model: string, facts: WindowFacts, beforeLoad: bo
     `without an error. Fix: \`OLLAMA_CONTEXT_LENGTH=32768 ollama serve\`, or a Modelfile with \`PARAMETER num_ctx 32768\`.`
   );
 }
+
+/** One line for a compaction, in the TUI and print mode alike. */
+export function compactionNote(event: {reason: 'auto' | 'overflow' | 'manual'; summarised: number; kept: number; shortened?: number}): string {
+  const why = event.reason === 'overflow' ? 'Context too long for the model' : event.reason === 'manual' ? 'Compacted' : 'Context nearly full';
+  const done = [
+    event.shortened ? `shortened ${event.shortened} long tool output${event.shortened === 1 ? '' : 's'}` : '',
+    event.summarised > 0 ? `compacted ${event.summarised} older messages into a summary` : '',
+  ].filter(Boolean);
+  return `${why}: ${done.join(' and ') || 'nothing to shorten'} (the session log keeps them all).`;
+}

@@ -1,6 +1,7 @@
 import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
 import {sessionCommands} from './session-commands.js';
+import {modelCommands} from './model-commands.js';
 
 export type {CommandContext, SlashCommand} from './context.js';
 
@@ -28,16 +29,7 @@ export const slashCommands: readonly SlashCommand[] = [
       if (!cleared.ok) note(context, cleared.error);
     },
   },
-  {
-    name: 'model',
-    args: 'NAME',
-    description: 'switch the model',
-    run: (arg, context) => {
-      if (!arg) return note(context, `model: ${context.state.model}`);
-      context.session.setModel(arg);
-      note(context, `model set to ${arg}`);
-    },
-  },
+  ...modelCommands,
   {
     name: 'mode',
     args: 'MODE',

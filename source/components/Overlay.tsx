@@ -1,5 +1,6 @@
 import type {SessionSummary} from '../agent/session/saved.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
+import {ModelPicker} from './ModelPicker.js';
 import {SessionPicker} from './SessionPicker.js';
 import {UndoConfirm} from './UndoConfirm.js';
 
@@ -12,10 +13,24 @@ export type Props = {
   readonly onPick: (session: SessionSummary | null) => void;
   /** The answer to the undo question. */
   readonly onUndo: (yes: boolean) => void;
+  /** A model chosen in the model picker, or null when the person left it. */
+  readonly onModel: (model: string | null) => void;
 };
 
 /** What is shown in place of the prompt until the person answers. */
-export function Overlay({overlay, rows, width, onPick, onUndo}: Props) {
+export function Overlay({overlay, rows, width, onPick, onUndo, onModel}: Props) {
+  if (overlay.kind === 'model') {
+    return (
+      <ModelPicker
+        models={overlay.models}
+        current={overlay.current}
+        rows={Math.max(4, rows - 4)}
+        width={width}
+        onCancel={() => onModel(null)}
+        onPick={onModel}
+      />
+    );
+  }
   if (overlay.kind === 'picker') {
     return (
       <SessionPicker

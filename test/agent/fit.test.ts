@@ -46,7 +46,7 @@ async function session(persona: Persona, script: Parameters<typeof startOpenAiSe
   window.setTools(tools.definitions({mode: 'ask'}));
   const history: Message[] = [{type: 'system', content: SYSTEM}];
   if (options.probe !== false) await window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
-  const compaction = window.compaction(provider);
+  const compaction = window.compaction(() => provider);
   const root = dir;
   async function turn(prompt: string) {
     const events: AgentEvent[] = [];

@@ -30,8 +30,11 @@ export type Config = {
   configPath: string;
   /** session logs not written for this many days are deleted at start (0 keeps all). */
   sessionRetentionDays: number;
-  /** the model's context window in tokens (per-model overrides already applied). */
-  contextWindow: number;
+  /**
+   * The model's context window in tokens, as the person set it (flag, or the config file with
+   * per-model entries applied); null asks the server.
+   */
+  contextWindow: number | null;
   /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
 };
@@ -126,7 +129,7 @@ export async function resolveConfig(input: {
       prompt: flags.prompt,
       configPath,
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
-      contextWindow: contextWindowOf(model, file.value),
+      contextWindow: flags.contextWindow ?? contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
     },
   };
@@ -158,8 +161,8 @@ export function isLoopback(baseURL: string): boolean {
   return local.includes(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function contextWindowOf(model: string | undefined, file: ConfigFile): number {
-  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? 128_000;
+function contextWindowOf(model: string | undefined, file: ConfigFile): number | null {
+  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? null;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

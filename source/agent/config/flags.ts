@@ -21,6 +21,8 @@ export type Flags = {
   print: boolean;
   outputFormat?: OutputFormat;
   maxRounds?: number;
+  /** Tokens the model's server holds; overrides what the server says. */
+  contextWindow?: number;
   help: boolean;
   version: boolean;
   /** run against the bundled scripted server. */
@@ -41,6 +43,7 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--cwd DIR', 'workspace directory (default: the current directory)'],
   ['--output-format FMT', 'print mode output: text | json (one event per line)'],
   ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
+  ['--context-window N', "the model's context window in tokens (default: asked from the server)"],
   ['--continue', 'resume the latest session in this workspace'],
   ['--resume [ID]', 'resume a session (a picker without ID)'],
   ['--demo', 'try nib against a bundled local model server, no API key needed'],
@@ -63,6 +66,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         print: {type: 'boolean', short: 'p'},
         'output-format': {type: 'string'},
         'max-rounds': {type: 'string'},
+        'context-window': {type: 'string'},
         help: {type: 'boolean', short: 'h'},
         version: {type: 'boolean', short: 'v'},
         demo: {type: 'boolean'},
@@ -93,6 +97,13 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       return {ok: false, error: `--max-rounds must be a positive whole number, not "${values['max-rounds']}"`};
     }
   }
+  let contextWindow: number | undefined;
+  if (values['context-window'] !== undefined) {
+    contextWindow = Number(values['context-window'].replace(/_/g, ''));
+    if (!Number.isInteger(contextWindow) || contextWindow < 256) {
+      return {ok: false, error: `--context-window must be a whole number of tokens, at least 256, not "${values['context-window']}"`};
+    }
+  }
   const prompt = positionals.join(' ').trim();
   return {
     ok: true,
@@ -104,6 +115,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       print: values.print ?? false,
       outputFormat: outputFormat as OutputFormat | undefined,
       maxRounds,
+      contextWindow,
       help: values.help ?? false,
       version: values.version ?? false,
       demo: values.demo ?? false,

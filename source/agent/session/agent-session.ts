@@ -5,7 +5,8 @@ import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import {compactHistory} from '../compact.js';
-import {runAgent, type LoopCompaction, type LoopTools} from '../loop.js';
+import {runAgent, type LoopTools} from '../loop.js';
+import type {SessionWindow} from './window.js';
 import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.js';
 import {Approvals} from './approvals.js';
 import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
@@ -28,6 +29,8 @@ export type AgentSessionInit = {
   canAsk: boolean;
   maxRounds: number;
   now?: () => number;
+  /** No model was configured and the server serves several: the TUI asks which first. */
+  chooseModel?: boolean;
 };
 
 type Busy = Result<void>;
@@ -43,6 +46,7 @@ const YIELD_EVERY_MS = 50;
 export class AgentSession {
   readonly root: string;
   readonly tools: LoopTools;
+  readonly chooseModel: boolean;
   private readonly store: SessionStore;
   private readonly messages: Message[];
   private readonly context: ToolContext;
@@ -70,6 +74,17 @@ export class AgentSession {
     this.canAsk = init.canAsk;
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
+    this.chooseModel = init.chooseModel === true;
+    // The server's window arrives after the first frame (or with a refusal); the status follows.
+    this.store.window.onChange(() => {
+      this.flushNotices(false);
+      this.emit(this.contextEvent());
+    });
+  }
+
+  /** The context window: its size, where it goes (/context), the server's models (the picker). */
+  get window(): SessionWindow {
+    return this.store.window;
   }
 
   get mode(): ApprovalMode {
@@ -104,7 +119,7 @@ export class AgentSession {
     const loaded = this.store.loaded;
     return [
       ...(loaded ? replayEvents(loaded) : []),
-      ...this.store.notices.map(text => ({type: 'notice', text}) as const),
+      ...[...this.store.notices, ...(this.canAsk ? this.store.window.takeNotices() : [])].map(text => ({type: 'notice', text}) as const),
       ...(loaded ? [resumedNotice(loaded)] : []),
       this.contextEvent(),
     ];
@@ -128,7 +143,7 @@ export class AgentSession {
     try {
       // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
       if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
-      this.flushNotices();
+      this.flushNotices(false);
       let yieldedAt = this.now();
       for await (const event of runAgent({
         provider: this.provider,
@@ -141,13 +156,13 @@ export class AgentSession {
         canAsk: this.canAsk,
         alwaysAllowed: this.grants,
         maxRounds: this.maxRounds,
-        compaction: this.compaction(),
+        compaction: this.store.window.compaction(() => this.provider),
         signal: abort.signal,
         now: this.now,
       })) {
         this.emit(stamp(event, this.now));
         // Awaited before the loop is asked for more: the log is on disk before each request.
-        await this.store.observe(event, this.messages.length);
+        await this.store.observe(event, this.messages);
         if (event.type === 'approval-decision' && event.decision.kind === 'always') this.emitGrants();
         if (event.type === 'usage' || event.type === 'compaction') this.emit(this.contextEvent());
         if (event.type === 'turn-end') reason = event.reason;
@@ -159,7 +174,7 @@ export class AgentSession {
     } finally {
       options.signal?.removeEventListener('abort', stop);
       this.running = null;
-      this.flushNotices();
+      this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once; the session runs its snapshots in order. Print
       // mode waits, so the process does not exit under a snapshot.
@@ -198,6 +213,7 @@ export class AgentSession {
   /** The next request, and every compaction from now on, use `model`. */
   setModel(model: string): void {
     this.provider = this.connect(model);
+    this.store.window.reprobe(model, this.messages);
     this.emit({type: 'model', model});
   }
 
@@ -281,13 +297,6 @@ export class AgentSession {
     await this.store.close();
   }
 
-  /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */
-  private compaction(): LoopCompaction {
-    const {tracker} = this.store;
-    const compact = (history: readonly Message[], signal: AbortSignal) => compactHistory({provider: this.provider, history, keepTokens: tracker.keepTokens, signal});
-    return {shouldCompact: history => tracker.shouldCompact(history), compact};
-  }
-
   /** Runs `work` as the only thing the session does; refused while anything else runs. */
   private async exclusive<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
     if (this.isBusy) return {ok: false, error: BUSY_MESSAGE};
@@ -312,11 +321,13 @@ export class AgentSession {
     this.emit({type: 'grants', tools: [...this.grants]});
   }
 
-  private flushNotices(): void {
-    for (const text of this.store.takeNotices()) this.emit({type: 'notice', text});
+  /** Print mode says the window's notices after the answer (`final`): a refusal's sentence comes first. */
+  private flushNotices(final: boolean): void {
+    const window = this.canAsk || final ? this.store.window.takeNotices() : [];
+    for (const text of [...this.store.takeNotices(), ...window]) this.emit({type: 'notice', text});
   }
 
   private contextEvent(): SessionEvent {
-    return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.tracker.settings.window};
+    return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.window.window};
   }
 }

@@ -1,6 +1,7 @@
 import {realpath} from 'node:fs/promises';
 import type {ApprovalMode} from '../../core/approval-mode.js';
-import {ContextTracker} from '../context.js';
+import type {ContextTracker} from '../context.js';
+import {SessionWindow} from './window.js';
 import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
 import type {Message} from '../../core/messages.js';
@@ -24,7 +25,7 @@ export type SessionStoreOptions = {
   apiKey: string | undefined;
   choice: SessionChoice;
   retentionDays: number;
-  contextWindow: number;
+  contextWindow: number | null;
   autoCompact: number | null;
   env?: NodeJS.ProcessEnv;
 };
@@ -39,7 +40,8 @@ export class SessionStore {
   /** Things to tell the person at start: a damaged log, a missing session, cut instructions. */
   readonly notices: string[];
   readonly instructions: Instructions;
-  readonly tracker: ContextTracker;
+  /** The context window (configured, asked from the server, or learned from a refusal) and its fill. */
+  readonly window: SessionWindow;
   /** User turns so far (the next turn is turns + 1). */
   turns: number;
   /** Snapshot records of this session, oldest first. */
@@ -61,7 +63,7 @@ export class SessionStore {
     loaded: LoadedSession | null;
     notices: string[];
     instructions: Instructions;
-    tracker: ContextTracker;
+    window: SessionWindow;
     redact: Redactor;
   }) {
     this.redact = init.redact;
@@ -72,7 +74,7 @@ export class SessionStore {
     this.loaded = init.loaded;
     this.notices = init.notices;
     this.instructions = init.instructions;
-    this.tracker = init.tracker;
+    this.window = init.window;
     this.turns = init.loaded?.turns ?? 0;
     this.snapshots = [...(init.loaded?.snapshots ?? [])];
   }
@@ -98,8 +100,12 @@ export class SessionStore {
     const log = loaded
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
-    const tracker = new ContextTracker({window: options.contextWindow, compactAt: options.autoCompact});
-    return new SessionStore({root, data, dir, log, loaded, notices, instructions, tracker, redact});
+    const window = new SessionWindow({configured: options.contextWindow, compactAt: options.autoCompact});
+    return new SessionStore({root, data, dir, log, loaded, notices, instructions, window, redact});
+  }
+
+  get tracker(): ContextTracker {
+    return this.window.tracker;
   }
 
   /** The conversation to continue, without a system message (the caller builds a fresh one). */
@@ -112,8 +118,8 @@ export class SessionStore {
    * a log that cannot be written (full disk, read-only data dir) costs resume, not the turn; the
    * problem is reported once through takeNotices().
    */
-  async observe(event: AgentEvent, historyLength: number): Promise<void> {
-    this.tracker.observe(event, historyLength);
+  async observe(event: AgentEvent, history: readonly Message[]): Promise<void> {
+    this.tracker.observe(event, history.length, history);
     if (event.type === 'turn-start') this.turns++;
     await this.guardLog(() => this.log.observe(event));
   }

@@ -17,6 +17,11 @@ export type WindowSource = 'config' | 'server' | 'refusal';
 /** The fill the status bar shows: `window` null when unknown (then no percentage). */
 export type ContextFill = {tokens: number; window: number | null};
 
+/** What the probe needs from the config: the server, its key, the model. */
+export function probeTarget(config: {baseURL: string; apiKey: string | undefined}, model: string): ProbeOptions {
+  return {baseURL: config.baseURL, ...(config.apiKey ? {apiKey: config.apiKey} : {}), model};
+}
+
 /** Working room beyond the system prompt and tools, below which an Ollama window is too small. */
 const OLLAMA_MARGIN = 2048;
 
@@ -28,6 +33,7 @@ export class SessionWindow {
   detail: string | null = null;
   models: string[] | null = null;
   private probing: Promise<ServerInfo | null> | null = null;
+  private target: ProbeOptions | null = null;
   private warned = false;
   private readonly listeners = new Set<() => void>();
   private readonly notices: string[] = [];
@@ -56,8 +62,13 @@ export class SessionWindow {
     this.tracker.toolTokens = estimateToolTokens(definitions);
   }
 
-  /** Starts asking the server; `ready()` waits for it. Never throws. */
-  probe(options: ProbeOptions, system: readonly Message[]): Promise<ServerInfo | null> {
+  /**
+   * Starts asking the server; `ready()` waits for it. Never throws. Asked once per session, and
+   * again after a model switch (`again`): each model has its own window on most local servers.
+   */
+  probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
+    if (again) this.probing = null;
+    this.target = options;
     this.probing ??= probeServer(options).then(
       info => {
         this.kind = info.kind;
@@ -69,6 +80,16 @@ export class SessionWindow {
       () => null,
     );
     return this.probing;
+  }
+
+  /** Another model: its window is asked for again (unless the person set one). */
+  reprobe(model: string, system: readonly Message[]): void {
+    if (this.target) void this.probe({...this.target, model}, system, true);
+  }
+
+  /** A line to say with the window's own notices (print mode says them after the answer). */
+  note(text: string): void {
+    this.notices.push(text);
   }
 
   /** Waits for the probe at most `timeoutMs`: print mode's first request waits that long, no longer. */
@@ -88,11 +109,14 @@ export class SessionWindow {
     return {tokens: this.tracker.tokens(history), window: this.window};
   }
 
-  /** The loop's hooks: compact before sending, refuse what cannot fit. */
-  compaction(provider: ChatProvider): LoopCompaction {
+  /**
+   * The loop's hooks: compact before sending, refuse what cannot fit. The provider is read when
+   * compaction runs, so a /model switch reaches the summaries too.
+   */
+  compaction(provider: () => ChatProvider): LoopCompaction {
     return {
       shouldCompact: history => this.tracker.shouldCompact(history),
-      compact: (history, signal) => fitHistory({provider, history, tracker: this.tracker, signal}),
+      compact: (history, signal) => fitHistory({provider: provider(), history, tracker: this.tracker, signal}),
       refuse: (prompt, history) => {
         const facts = this.facts(history);
         if (!facts) return null;
