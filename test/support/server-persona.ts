@@ -52,15 +52,16 @@ export function metadata(persona: Persona, method: string, path: string): Reply 
   const created = 1_764_000_000;
   switch (persona.kind) {
     case 'llama.cpp':
+      // Recorded from llama-server b1-de3ff81 (../shared/tools/real-llm), only the model and n_ctx varied.
       if (method === 'GET' && path === '/v1/models') {
         return json({
           models: models.map(name => ({name, model: name, modified_at: '', size: '', digest: '', type: 'model', description: '', tags: [''], capabilities: ['completion'], parameters: '', details: {parent_model: '', format: 'gguf', family: '', families: [''], parameter_size: '', quantization_level: ''}})),
           object: 'list',
-          data: models.map(id => ({id, object: 'model', created, owned_by: 'llamacpp', meta: {vocab_type: 2, n_vocab: 151936, n_ctx_train: 32768, n_ctx: window, n_embd: 64, n_params: 10_000_000, size: 20_000_000}})),
+          data: models.map(id => ({id, aliases: [id], tags: [], object: 'model', created, owned_by: 'llamacpp', meta: {vocab_type: 2, n_vocab: 151936, n_ctx: window, n_ctx_train: 32768, n_embd: 640, n_params: 282991488, size: 231521792, ftype: 'Q4_K - Medium'}})),
         });
       }
       if (method === 'GET' && path === '/props') {
-        return json({default_generation_settings: {id: 0, id_task: -1, n_ctx: window, speculative: false, is_processing: false, params: {n_predict: -1, seed: 4294967295, temperature: 0.8}}, total_slots: 1, model_path: `/models/${models[0]}`, chat_template: '', build_info: 'b1-de3ff81'});
+        return json({default_generation_settings: {params: {seed: 4294967295, temperature: 0.800000011920929, top_k: 40, top_p: 0.949999988079071, max_tokens: -1, n_predict: -1, n_keep: 0, stream: false, chat_format: 'Content-only', lora: []}, n_ctx: window}, total_slots: 1, model_alias: models[0], model_ftype: 'Q4_K - Medium', model_path: `/models/${models[0]}.gguf`, modalities: {vision: false, audio: false}, build_info: 'b1-de3ff81', is_sleeping: false});
       }
       return null;
     case 'vllm':
