@@ -10,6 +10,7 @@ import {join} from 'node:path';
 import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
+import type {Persona} from '../support/server-persona.js';
 
 export type NibSession = {
   readonly term: Terminal;
@@ -33,6 +34,8 @@ export type NibOptions = {
   readonly shell?: string;
   readonly width?: number;
   readonly height?: number;
+  /** The loopback server answers like this kind of server (its window, its refusals). */
+  readonly persona?: Persona;
 };
 
 /** The tests drive the bundle, as a person would: build it once if it is missing. */
@@ -47,7 +50,7 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
   const workspace = join(home, 'project');
   await mkdir(workspace);
   for (const [path, content] of Object.entries(options.files ?? {})) await writeFile(join(workspace, path), content);
-  const server = await startOpenAiServer(options.script);
+  const server = await startOpenAiServer(options.script, options.persona ? {persona: options.persona} : {});
   const env = {
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
