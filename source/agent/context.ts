@@ -73,6 +73,8 @@ export class ContextTracker {
   toolTokens = 0;
   private mark: UsageMark | null = null;
   private ratio = 1;
+  /** System prompt and tools as the server counted them, once a request carried only them and one prompt. */
+  private measuredFixed: number | null = null;
   /** Bumped whenever the history may have changed in place (compaction, reset). */
   private version = 0;
   private cached: {length: number; last: Message | undefined; mark: UsageMark | null; version: number; tokens: number} | null = null;
@@ -91,6 +93,11 @@ export class ContextTracker {
       this.mark = {usage: event.usage, historyLength};
       const sent = history ? estimateTokens(history.slice(0, historyLength)) + this.toolTokens : 0;
       if (sent > 0 && event.usage.promptTokens > 0) this.ratio = Math.min(3, Math.max(1, event.usage.promptTokens / sent));
+      const sentMessages = history?.slice(0, historyLength) ?? [];
+      // A first request (system + one prompt) says what the fixed part costs; the prompt is the only guess in it.
+      if (sentMessages.length === 2 && sentMessages[0]?.type === 'system' && sentMessages[1]?.type === 'user') {
+        this.measuredFixed = Math.max(0, event.usage.promptTokens - estimateTokens(sentMessages.slice(1)));
+      }
     } else if (event.type === 'compaction') this.reset();
   }
 
@@ -130,6 +137,7 @@ export class ContextTracker {
 
   /** System prompt and tool definitions: what every request carries before any conversation. */
   fixedTokens(history: readonly Message[]): number {
+    if (this.measuredFixed !== null) return this.measuredFixed;
     const system = history.filter(message => message.type === 'system');
     return this.scale(estimateTokens(system) + this.toolTokens);
   }

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, describe, expect, test} from 'vitest';
 import {compactHistory, SUMMARY_SYSTEM} from '../../source/agent/compact.js';
+import {estimateTokens} from '../../source/agent/context.js';
 import {runAgent} from '../../source/agent/loop.js';
 import {createProvider} from '../../source/agent/provider/client.js';
 import {SessionWindow} from '../../source/agent/session/window.js';
@@ -80,6 +81,9 @@ describe('never wedge', () => {
     const next = await s.turn('say hi');
     expect(next.at(-1)).toMatchObject({type: 'turn-end', reason: 'completed'});
     expect(server!.requests.every(request => !request.overWindow)).toBe(true);
+    // From then on the system prompt and tools are what the server counted, not a guess.
+    const counted = server!.requests[0]!.promptTokens!;
+    expect(s.window.tracker.fixedTokens(s.history)).toBe(counted - estimateTokens([{type: 'user', content: 'say hi'}]));
   });
 
   test('with the window still unknown, the server\'s refusal sets it: the prompt is taken back and the refusal with sizes comes first', async () => {
