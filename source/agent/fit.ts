@@ -28,8 +28,10 @@ export async function fitHistory(options: FitOptions): Promise<CompactResult> {
   const fits = (messages: readonly Message[]) => tracker.estimate(messages) <= budget;
   const lastUser = history.findLastIndex(message => message.type === 'user');
 
-  let shortened = shorten(history, lastUser, fits);
-  if (fits(shortened.history)) return done(shortened.history, '', 0, shortened.history.length, shortened.count);
+  // Asked to compact (past the fill threshold, or over the budget): shortening that changed
+  // something and fits is enough; otherwise older turns are summarised.
+  const shortened = shorten(history, lastUser, fits);
+  if (shortened.count > 0 && fits(shortened.history)) return done(shortened.history, '', 0, shortened.history.length, shortened.count);
 
   // The summary request carries its own instructions and leaves room for the summary it asks for.
   const transcriptTokens = budget - tracker.scale(Math.ceil(SUMMARY_SYSTEM.length / 4) + 200);
@@ -43,7 +45,9 @@ export async function fitHistory(options: FitOptions): Promise<CompactResult> {
   if (!summarised.ok && summarised.error.code !== 'nothing-to-compact') return summarised;
   const after = summarised.ok ? summarised.value.history : shortened.history;
   if (fits(after)) {
-    return summarised.ok ? {ok: true, value: {...summarised.value, shortened: shortened.count}} : done(after, '', 0, after.length, shortened.count);
+    if (summarised.ok) return {ok: true, value: {...summarised.value, shortened: shortened.count}};
+    // Nothing changed: "nothing to compact" is not worth a line, and the loop says none.
+    return shortened.count > 0 ? done(after, '', 0, after.length, shortened.count) : summarised;
   }
   const recent = shorten(after, after.length, fits);
   const count = shortened.count + recent.count;
