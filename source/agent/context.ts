@@ -14,13 +14,27 @@ const MESSAGE_OVERHEAD = 4;
 
 export function estimateTokens(messages: readonly Message[]): number {
   let chars = 0;
+  let digits = 0;
   for (const message of messages) {
-    chars += message.content?.length ?? 0;
-    if (message.type === 'assistant-tool-calls') {
-      for (const call of message.toolCalls) chars += call.name.length + call.arguments.length + call.id.length;
+    const texts = [message.content ?? ''];
+    if (message.type === 'assistant-tool-calls') for (const call of message.toolCalls) texts.push(call.name, call.arguments, call.id);
+    for (const text of texts) {
+      chars += text.length;
+      digits += countDigits(text);
     }
   }
-  return Math.ceil(chars / 4) + messages.length * MESSAGE_OVERHEAD;
+  // Several tokenizers (Qwen, Mistral) give every digit its own token: a log full of numbers runs
+  // near two characters a token, and a guess of four would send twice what fits.
+  return Math.ceil((chars - digits) / 4 + digits) + messages.length * MESSAGE_OVERHEAD;
+}
+
+function countDigits(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 48 && code <= 57) count++;
+  }
+  return count;
 }
 
 /** The last usage the API reported, and how long the history was when it was sent. */
@@ -99,6 +113,13 @@ export class ContextTracker {
         this.measuredFixed = Math.max(0, event.usage.promptTokens - estimateTokens(sentMessages.slice(1)));
       }
     } else if (event.type === 'compaction') this.reset();
+  }
+
+  /** The server refused `history` and said how many tokens it counted: estimates scale to that. */
+  calibrate(promptTokens: number, history: readonly Message[]): void {
+    const sent = estimateTokens(history) + this.toolTokens;
+    if (sent > 0) this.ratio = Math.min(3, Math.max(this.ratio, promptTokens / sent));
+    this.version++;
   }
 
   /** The history was replaced outside the loop (/compact, /clear, resume). */

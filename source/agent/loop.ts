@@ -57,8 +57,8 @@ export type LoopCompaction = {
   fits?: (history: readonly Message[]) => boolean;
   /** The sentence for a history that still does not fit after compacting. */
   tooFull?: (history: readonly Message[]) => string;
-  /** The server refused a request as longer than its window; what it said sets the window. */
-  learn?: (refusal: ContextRefusal) => void;
+  /** The server refused `history` as longer than its window; what it said sets the window and the scale. */
+  learn?: (refusal: ContextRefusal, history: readonly Message[]) => void;
 };
 
 
@@ -156,7 +156,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
 
     const overflow = turn.error !== null && !signal.aborted && !turn.text && turn.toolCalls.length === 0 ? turn.contextRefusal : undefined;
     if (overflow && options.compaction) {
-      options.compaction.learn?.(overflow);
+      options.compaction.learn?.(overflow, history);
       const refused = announced ? null : options.compaction.refuse?.(options.prompt, history.slice(0, -1));
       if (refused) {
         history.pop();

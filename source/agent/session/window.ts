@@ -101,7 +101,8 @@ export class SessionWindow {
   }
 
   /** The server named its window in a refusal: the session runs with it from now on. */
-  learn(refusal: ContextRefusal): void {
+  learn(refusal: ContextRefusal, sent?: readonly Message[]): void {
+    if (refusal.promptTokens !== undefined && sent) this.tracker.calibrate(refusal.promptTokens, sent);
     if (refusal.window !== undefined && this.source !== 'config') this.set(refusal.window, 'refusal', 'the server refused a request');
   }
 
@@ -125,7 +126,7 @@ export class SessionWindow {
       },
       fits: history => this.tracker.fits(history),
       tooFull: history => conversationTooFull(this.tracker.tokens(history), this.facts(history)!),
-      learn: refusal => this.learn(refusal),
+      learn: (refusal, history) => this.learn(refusal, history),
     };
   }
 
