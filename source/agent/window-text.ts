@@ -16,17 +16,25 @@ export function approx(tokens: number): string {
   return `${(tokens / 1000).toFixed(1).replace(/\.0$/, '')}k`;
 }
 
+/** A window worth asking for: at least twice this one and what is needed, a power of two. */
+function larger(window: number, needed = 0): number {
+  let size = 4096;
+  while (size < Math.max(window * 2, needed)) size *= 2;
+  return size;
+}
+
 /** How to give this server a larger window, as one clause; null when nib knows no setting for it. */
-export function largerWindowFix(kind: ServerKind, model?: string): string | null {
+export function largerWindowFix(kind: ServerKind, window: number, needed = 0): string | null {
+  const size = larger(window, needed);
   switch (kind) {
     case 'llama.cpp':
-      return 'restart llama-server with a larger --ctx-size (e.g. --ctx-size 16384)';
+      return `restart llama-server with a larger --ctx-size (e.g. --ctx-size ${size})`;
     case 'vllm':
-      return 'restart vLLM with a larger --max-model-len';
+      return `restart vLLM with a larger --max-model-len (e.g. --max-model-len ${size})`;
     case 'ollama':
-      return `load the model with a larger num_ctx: \`OLLAMA_CONTEXT_LENGTH=32768 ollama serve\`, or a Modelfile with \`PARAMETER num_ctx 32768\`${model ? ` (FROM ${model})` : ''}`;
+      return `load the model with a larger num_ctx: \`OLLAMA_CONTEXT_LENGTH=${size} ollama serve\`, or a Modelfile with \`PARAMETER num_ctx ${size}\``;
     case 'lmstudio':
-      return "raise the model's context length in LM Studio's load settings (or `lms load MODEL --context-length 32768`)";
+      return `raise the model's context length in LM Studio's load settings (or \`lms load MODEL --context-length ${size}\`)`;
     default:
       return null;
   }
@@ -45,8 +53,8 @@ function whose(facts: WindowFacts): string {
   return facts.configured ? 'the configured window' : "the server's window";
 }
 
-function fixOrLess(facts: WindowFacts): string {
-  const fix = facts.configured ? 'raise contextWindow (or --context-window) if the server holds more' : largerWindowFix(facts.kind);
+function fixOrLess(facts: WindowFacts, needed: number): string {
+  const fix = facts.configured ? 'raise contextWindow (or --context-window) if the server holds more' : largerWindowFix(facts.kind, facts.window, needed);
   return fix ? `Send less, or ${fix}.` : 'Send less, or use a model with a larger window.';
 }
 
@@ -54,7 +62,7 @@ function fixOrLess(facts: WindowFacts): string {
 export function promptTooLong(prompt: number, facts: WindowFacts): string {
   return (
     `Not sent: this prompt is about ${approx(prompt)} tokens; ${whose(facts)} is ${exact(facts.window)}, ` +
-    `and the system prompt and tools take ${approx(facts.fixed)} of it, with room kept for the answer. ${fixOrLess(facts)}`
+    `and the system prompt and tools take ${approx(facts.fixed)} of it, with room kept for the answer. ${fixOrLess(facts, Math.ceil((prompt + facts.fixed) * 1.5))}`
   );
 }
 
@@ -63,14 +71,14 @@ export function conversationTooFull(tokens: number, facts: WindowFacts): string 
   return (
     `Not sent: even compacted, the conversation is about ${approx(tokens)} tokens and ${whose(facts)} is ` +
     `${exact(facts.window)} (the system prompt and tools take ${approx(facts.fixed)}). ` +
-    `Start over with /clear, or ${facts.configured ? 'raise contextWindow' : (largerWindowFix(facts.kind) ?? 'use a model with a larger window')}.`
+    `Start over with /clear, or ${facts.configured ? 'raise contextWindow' : (largerWindowFix(facts.kind, facts.window) ?? 'use a model with a larger window')}.`
   );
 }
 
 /** Said once at start when nib's own part takes more than about a third of the window. */
 export function smallWindow(facts: WindowFacts): string {
   const share = Math.round((facts.fixed / facts.window) * 100);
-  const fix = facts.configured ? null : largerWindowFix(facts.kind);
+  const fix = facts.configured ? null : largerWindowFix(facts.kind, facts.window);
   return (
     `The model's window is small: ${exact(facts.window)} tokens, and nib's system prompt and tools take about ` +
     `${approx(facts.fixed)} of it (${share}%). Long files and long conversations will be shortened and summarised often` +
