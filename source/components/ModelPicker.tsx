@@ -1,6 +1,8 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
+import {firstVisible} from './layout.js';
+import {EmptyList} from './SessionPicker.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -47,15 +49,11 @@ export function ModelPicker({models, current, onPick, onCancel, rows, width, isA
     {isActive},
   );
   if (models === null || models.length === 0) {
-    return (
-      <Box flexDirection="column" width={width}>
-        <Text>{models === null ? 'This server has no model list' : 'This server lists no models'}: switch with /model NAME.</Text>
-        <Text {...theme.dim}>esc back</Text>
-      </Box>
-    );
+    const text = `${models === null ? 'This server has no model list' : 'This server lists no models'}: switch with /model NAME.`;
+    return <EmptyList text={text} width={width} />;
   }
   const visible = Math.max(1, rows - 3);
-  const first = Math.min(Math.max(0, at - visible + 1), Math.max(0, shown.length - visible));
+  const first = firstVisible(at, shown.length, visible);
   return (
     <Box flexDirection="column" width={width}>
       <Text {...theme.bold}>
