@@ -2,10 +2,12 @@
 // production define keeps React's development reconciler (which records a
 // performance mark per render and grows without bound) out of long sessions.
 import {build} from 'esbuild';
-import {chmod, readdir, readFile, rm, stat} from 'node:fs/promises';
-import {basename} from 'node:path';
+import {chmod, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
+import {basename, join} from 'node:path';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+// `npm pack` (prepack) builds with --clean: the package gets exactly this build's files.
+if (process.argv.includes('--clean')) await rm('dist', {recursive: true, force: true});
 
 const result = await build({
   metafile: true,
@@ -53,4 +55,23 @@ for (const name of await readdir('dist/chunks')) {
   if (current.has(name)) continue;
   const path = `dist/chunks/${name}`;
   if ((await stat(path)).mtimeMs < staleBefore) await rm(path, {force: true});
+}
+
+// The bundle carries the code of the libraries it uses, so their licenses travel with it.
+await writeFile('dist/THIRD-PARTY-LICENSES.txt', await thirdPartyLicenses(Object.keys(result.metafile.inputs)));
+
+async function thirdPartyLicenses(inputs) {
+  const dirs = new Set();
+  for (const input of inputs) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) dirs.add(match[1]);
+  }
+  const sections = [];
+  for (const dir of [...dirs].sort()) {
+    const meta = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+    const file = (await readdir(dir)).find(name => /^(licen[cs]e|copying)/i.test(name));
+    const text = file ? await readFile(join(dir, file), 'utf8') : `License: ${meta.license ?? 'see the package'}`;
+    sections.push(`${meta.name}@${meta.version} (${meta.license ?? 'unknown'})\n\n${text.trim()}\n`);
+  }
+  return `nib bundles the following packages.\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`;
 }

@@ -14,7 +14,8 @@ import {StatusBar} from './components/StatusBar.js';
 import {Transcript} from './components/Transcript.js';
 import {useExternalEditor} from './hooks/use-external-editor.js';
 import {useHistory} from './hooks/use-history.js';
-import {useRelayout} from './hooks/use-relayout.js';
+import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
+import {useRedraw} from './hooks/use-redraw.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 
@@ -40,8 +41,9 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
-  const layout = useRelayout(columns);
+  const {count: redrawn, redraw} = useRedraw();
   const {state, dispatch, submit: send} = useSession(session);
+  useMcp(session.mcp, dispatch);
   const prompts = useHistory(history, initialHistory);
   const edit = useExternalEditor();
   const [input, setInput] = useState('');
@@ -53,11 +55,11 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     (text: string) => {
       setInput('');
       prompts.add(text);
-      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width}, commands).then(isCommand => {
+      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw}, commands).then(isCommand => {
         if (!isCommand) send(text);
       });
     },
-    [state, dispatch, session, send, exit, width, prompts.add, commands],
+    [state, dispatch, session, send, exit, width, redraw, prompts.add, commands],
   );
 
   const started = useRef(false);
@@ -106,7 +108,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
 
   return (
     <>
-      <Transcript items={state.transcript} epoch={state.epoch} layout={layout} width={width} />
+      <Transcript items={state.transcript} epoch={state.epoch} layout={redrawn} width={width} />
       <Box flexDirection="column" width={width}>
         <LiveTurn live={state.live} now={state.now} width={width} maxRows={budget.live} />
         {overlay ? (
@@ -117,6 +119,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
             onModel={model => pickModel(session, dispatch, model)}
+            onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
           />
         ) : approval ? (
           <ApprovalPrompt

@@ -1,9 +1,12 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
 // import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
 import module from 'node:module';
+import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
 import {redact} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
+import {LIMITS} from './core/limits.js';
+import type {Result} from './core/result.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 
 // V8 keeps the compiled bundle in Node's on-disk cache (in the temp dir), so later starts skip
@@ -15,7 +18,7 @@ declare const NIB_VERSION: string;
 const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
 
 async function main(argv: readonly string[], secrets: string[]): Promise<number> {
-  const tooOld = nodeVersionProblem(process.version);
+  const tooOld = nodeVersionProblem(process.version, process.env);
   if (tooOld) return fail(tooOld);
   const flags = parseFlags(argv);
   if (!flags.ok) return fail(flags.error);
@@ -32,6 +35,9 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
+  // Spill files a crashed nib left behind. Not awaited: it runs beside the first request and is
+  // waited for only before exit.
+  startupCleanup = import('./tools/spill-files.js').then(spills => spills.sweepStaleSpills(tmpdir()));
 
   if (config.value.demo) {
     if (!process.stdin.isTTY || !process.stdout.isTTY) return fail('--demo shows the interactive session: run it in a terminal');
@@ -60,7 +66,12 @@ async function runInteractiveApp(config: Config): Promise<number> {
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
-  const prompt = config.prompt ?? (process.stdin.isTTY ? undefined : await readStdin());
+  let prompt = config.prompt;
+  if (prompt === undefined && !process.stdin.isTTY) {
+    const read = await readStdin(LIMITS.stdinMaxBytes);
+    if (!read.ok) return fail(read.error);
+    prompt = read.value;
+  }
   if (!prompt?.trim()) {
     return fail(
       flags?.print
@@ -83,6 +94,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   });
   try {
     for (const event of session.value.startEvents()) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
+    const {mcp} = session.value;
+    if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
     const code = await runPrint(config, session.value, prompt, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
@@ -137,10 +150,25 @@ async function helpText(): Promise<string> {
   ].join('\n');
 }
 
-async function readStdin(): Promise<string> {
+/**
+ * The prompt from stdin, up to `maxBytes`: `nib -p < /dev/zero` or a runaway pipe would
+ * otherwise be read until memory runs out. Past the cap nib stops reading and says so.
+ */
+async function readStdin(maxBytes: number): Promise<Result<string>> {
   const parts: Buffer[] = [];
-  for await (const part of process.stdin) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString('utf8');
+  let size = 0;
+  for await (const part of process.stdin) {
+    size += (part as Buffer).length;
+    if (size > maxBytes) {
+      process.stdin.destroy();
+      return {
+        ok: false,
+        error: `the prompt on stdin is over ${maxBytes / (1024 * 1024)} MiB; nib stopped reading it. Pass a shorter prompt, or put the material in a file and ask nib to read it`,
+      };
+    }
+    parts.push(part as Buffer);
+  }
+  return {ok: true, value: Buffer.concat(parts).toString('utf8')};
 }
 
 function fail(message: string): number {
@@ -155,9 +183,14 @@ function crash(error: unknown, secrets: readonly string[]): never {
 }
 
 
+let startupCleanup: Promise<unknown> = Promise.resolve();
+
 const secrets = [process.env.OPENAI_API_KEY ?? ''];
 main(process.argv.slice(2), secrets).then(
-  code => process.exit(code),
+  async code => {
+    await startupCleanup.catch(() => undefined);
+    process.exit(code);
+  },
   // The edge: whatever escaped is a bug, but the person gets one line, not a stack.
   (error: unknown) => crash(error, secrets),
 );

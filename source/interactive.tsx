@@ -2,7 +2,10 @@ import {render, Static, useApp, useInput} from 'ink';
 import {homedir} from 'node:os';
 import {readinessProblem, type Config} from './agent/config/config.js';
 import {createRedactor} from './agent/config/redact.js';
-import {openSession} from './agent/session/open.js';
+import {openSession, resolveWorkspace} from './agent/session/open.js';
+import {trustQuestion} from './agent/guard/open.js';
+import {rememberTrust} from './agent/guard/settings.js';
+import {askTrust} from './components/TrustPrompt.js';
 import {modelFromServer} from './agent/session/server-model.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
@@ -10,6 +13,7 @@ import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
+import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
 
 /** Shown when nib cannot start a session yet; any key leaves. */
 function FirstRunScreen({problem, configPath}: {readonly problem: string; readonly configPath: string}) {
@@ -49,9 +53,12 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.
   // Ink turns it off when it unmounts; Node restores the terminal on any other exit.
   if (stdin.isTTY) stdin.setRawMode(true);
+  const stdout = options.stdout ?? process.stdout;
+  // A resize redraws only the live region; see ResizeSafeStdout for why Ink needs help there.
+  const safeStdout = stdout.isTTY ? new ResizeSafeStdout(stdout, terminalReflows(env)) : undefined;
   const renderOptions = {
     stdin,
-    stdout: options.stdout ?? process.stdout,
+    stdout: (safeStdout as NodeJS.WriteStream | undefined) ?? stdout,
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
@@ -67,7 +74,16 @@ export async function runInteractive(config: Config, options: InteractiveOptions
       renderOptions,
     );
     await instance.waitUntilExit();
+    safeStdout?.detach();
     return 0;
+  }
+  // A project's allow rules and hooks count once the person trusts the workspace; asked once.
+  const root = await resolveWorkspace(config.cwd);
+  const items = root.ok ? await trustQuestion(config, root.value, env) : null;
+  if (root.ok && items) {
+    const trusted = await askTrust({workspace: tildify(root.value, env['HOME'] || homedir()), items, theme, renderOptions});
+    const saved = await rememberTrust(env, root.value, trusted);
+    if (!saved.ok) process.stderr.write(`nib: ${saved.error}\n`);
   }
   // The session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
   const opened = await openSession(config, env, {canAsk: true});
@@ -137,6 +153,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   } catch {
     return stoppedBy ? exitCodeFor(stoppedBy) : 1;
   } finally {
+    safeStdout?.detach();
     removeStopHandlers();
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);

@@ -8,7 +8,8 @@ import {renderApp} from './support/render-app.js';
 import {createSandbox, openTestSession} from './support/session.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
-import {keys, plain, typist, waitFor} from './components/helpers.js';
+import {keys, plain, typist} from './components/helpers.js';
+import {waitFor} from './support/wait-for.js';
 import {createDemoProject} from '../source/demo/index.js';
 import {demoPrompt} from '../source/demo/project.js';
 import {startDemoServer} from '../source/demo/server.js';
@@ -208,11 +209,11 @@ test('the demo: a streamed answer, a read, an edit and a command, approved with 
   const project = await createDemoProject(dir);
   try {
     const app = await start([], {prompt: demoPrompt, baseURL: demo.url, cwd: project});
-    await waitFor(() => expect(app.screen()).toContain('Allow edit?'));
+    await waitFor(() => expect(app.screen()).toContain('Allow edit? y yes'));
     expect(app.screen()).toContain('✓ read src/greet.js');
     expect(app.screen()).toContain("-   return 'Hello, ' + name;");
     await app.type('y');
-    await waitFor(() => expect(app.screen()).toContain('Allow bash?'));
+    await waitFor(() => expect(app.screen()).toContain('Allow bash? y yes'));
     await app.type('y');
     await waitFor(() => expect(app.screen()).toContain('That was the whole demo.'));
     expect(app.screen()).toContain('✓ bash node test.js · exit 0');
@@ -227,7 +228,7 @@ test('the demo follows a denial', async () => {
   const project = await createDemoProject(dir);
   try {
     const app = await start([], {prompt: demoPrompt, baseURL: demo.url, cwd: project});
-    await waitFor(() => expect(app.screen()).toContain('Allow edit?'));
+    await waitFor(() => expect(app.screen()).toContain('Allow edit? y yes'));
     await app.type(keys.escape);
     await waitFor(() => expect(app.screen()).toContain('I left `src/greet.js` as it was'.replace(/`/g, '')));
   } finally {

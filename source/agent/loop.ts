@@ -1,11 +1,13 @@
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {CompactResult} from './compact.js';
+import type {Guard} from './guard/guard.js';
 import {LIMITS} from '../core/limits.js';
 import {unansweredToolCalls, type Message} from '../core/messages.js';
 import type {AssistantTurn, ChatProvider, ContextRefusal, ToolDefinition} from '../core/chat.js';
 import type {Tool, ToolContext} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
+import {createRepeatWatch, LOOP_STOPPED, loopMessage} from './repeats.js';
 import {answer, handleCall, INTERRUPTED, keyArgOf, type CallEnv} from './tool-call.js';
 
 /** The part of the tool registry the loop uses (source/tools/index.ts provides it). */
@@ -36,6 +38,8 @@ export type RunAgentOptions = {
   /** Tool names the person answered "always" for; the loop adds to it. Lives with the session. */
   alwaysAllowed: Set<string>;
   maxRounds?: number;
+  /** Permission rules, hooks and the sandbox (guard/guard.ts); lives with the session. */
+  guard?: Guard;
   /**
    * Context management (compact.ts, context.ts): asked before every request whether to compact
    * first, and used once per turn when the server says the context is too long, before one retry.
@@ -84,6 +88,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     approve: options.approve,
     canAsk: options.canAsk,
     alwaysAllowed: options.alwaysAllowed,
+    ...(options.guard ? {guard: options.guard} : {}),
     signal,
     now,
     append,
@@ -112,6 +117,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     yield {type: 'message', message: {type: 'user', content: options.prompt}};
   }
 
+  const repeats = createRepeatWatch();
   // One overflow retry per turn, and no auto attempt after a failed one: never a loop.
   let overflowRetried = false;
   let autoFailed = false;
@@ -205,13 +211,32 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       toolCalls: turn.toolCalls,
     });
     for (const call of turn.toolCalls) {
-      yield {type: 'tool-call', id: call.id, name: call.name, arguments: call.arguments, keyArg: keyArgOf(tools, call)};
+      yield {
+        type: 'tool-call',
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        keyArg: keyArgOf(tools, call),
+        ...(call.source ? {source: call.source} : {}),
+      };
     }
     // One at a time, in order: a later call often depends on an earlier one (read, then edit).
-    for (const call of turn.toolCalls) {
+    for (const [index, call] of turn.toolCalls.entries()) {
       if (signal.aborted) {
         yield* answer(callEnv, call, {content: INTERRUPTED, isError: true, code: 'interrupted'});
         continue;
+      }
+      const verdict = yield* repeats.check(callEnv, call);
+      if (verdict === 'interrupted') {
+        yield* answer(callEnv, call, {content: INTERRUPTED, isError: true, code: 'interrupted'});
+        continue;
+      }
+      if (verdict === 'stop') {
+        // Every call of the round gets its answer, so the history stays valid for the next turn.
+        for (const rest of turn.toolCalls.slice(index)) yield* answer(callEnv, rest, {content: LOOP_STOPPED, isError: true, code: 'loop'});
+        yield {type: 'error', code: 'loop', message: loopMessage(call)};
+        yield {type: 'turn-end', reason: 'error', at: now()};
+        return;
       }
       yield* handleCall(callEnv, call);
     }

@@ -2,9 +2,11 @@ import {createTwoFilesPatch} from 'diff';
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {Message, ToolCall} from '../core/messages.js';
-import {errorMessage} from '../core/result.js';
 import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {judgeCall} from './approval.js';
+import type {Guard} from './guard/guard.js';
+import type {RuleMatch} from './guard/rules.js';
+import {guard, startRun, untilAborted} from './tool-run.js';
 import type {LoopTools} from './loop.js';
 
 export const INTERRUPTED = 'Interrupted by the user before this call ran.';
@@ -19,6 +21,8 @@ export type CallEnv = {
   alwaysAllowed: Set<string>;
   signal: AbortSignal;
   now: () => number;
+  /** Permission rules, hooks and the sandbox of the session; absent in tests of the bare loop. */
+  guard?: Guard;
   /** Appends a message to the history and returns its `message` event. */
   append: (message: Message) => AgentEvent;
 };
@@ -76,18 +80,36 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const args = parsed.value;
   const ctx = env.context;
 
+  // The person's PreToolUse hooks see every call first; exit 2 stops it before anything else.
+  if (env.guard) {
+    const hooked = await env.guard.preToolUse(tool.name, args);
+    for (const warning of hooked.warnings) yield {type: 'error', code: 'hook', message: warning};
+    if (hooked.blocked !== null) {
+      yield* answer(env, call, {isError: true, code: 'hook-blocked', content: `A PreToolUse hook blocked this ${tool.name} call: ${hooked.blocked}`});
+      return;
+    }
+  }
   const mode = env.mode();
   // Fail closed: when nib cannot tell where a call reaches, it is treated as outside.
   const outside = await guard(() => tool.isOutside(args, ctx), true);
+  const protectedDir = tool.protectedDir ? await guard(() => tool.protectedDir!(args, ctx), '(unknown)') : null;
+  const facts = env.guard ? await env.guard.facts(tool, args) : null;
+  const match = facts ? env.guard!.match(facts) : null;
+  // The sandbox comes from the guard per call: its probe may still be running when the session opens.
+  const wrap = tool.confinable ? await env.guard?.confinement() : null;
+  const sandboxed = Boolean(wrap);
   const verdict = judgeCall({
     kind: tool.kind,
     mode,
     outside,
+    protectedPath: protectedDir !== null,
     alwaysAllowed: env.alwaysAllowed.has(tool.name),
     canAsk: env.canAsk,
+    rule: match?.kind ?? null,
+    sandboxed,
   });
   if (verdict === 'refuse') {
-    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, env.canAsk)});
+    yield* answer(env, call, {isError: true, code: 'refused', content: refusal(tool, mode, outside, protectedDir, env.canAsk, match)});
     return;
   }
 
@@ -106,7 +128,14 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
       return;
     }
     preview = previewed;
-    const request: ApprovalRequest = {id: call.id, name: tool.name, args, preview};
+    const request: ApprovalRequest = {
+      id: call.id,
+      name: tool.name,
+      args,
+      preview,
+      ...(facts ? {rules: env.guard!.suggest(facts)} : {}),
+      ...(sandboxed ? {sandboxed} : {}),
+    };
     yield {type: 'approval-request', request, at: now()};
     const answered = await untilAborted(env.approve(request, signal), signal);
     if (!answered.ok) {
@@ -114,8 +143,13 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
       return;
     }
     decision = answered.value;
-    // Granted before the decision is reported, so whoever hears of it sees the grant in force.
-    if (decision.kind === 'always') env.alwaysAllowed.add(tool.name);
+    // Granted before the decision is reported, so whoever hears of it sees the grant in force:
+    // the rules the person saw, or (with no rules to save) the tool for this session.
+    if (decision.kind === 'always') {
+      const kept = decision.rules?.length && env.guard ? await env.guard.remember(decision.rules, decision.scope ?? 'session') : null;
+      if (!kept) env.alwaysAllowed.add(tool.name);
+      else if (!kept.ok) yield {type: 'error', code: 'rules', message: `The rule was kept for this session only: ${kept.error}`};
+    }
     yield {type: 'approval-decision', id: call.id, decision};
   }
 
@@ -142,22 +176,12 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     return;
   }
   yield {type: 'tool-start', id: call.id, name: tool.name, at: now()};
-  const output = new OutputQueue();
-  const runCtx: ToolContext = {...ctx, onOutput: chunk => output.push(chunk)};
-  const running = (async (): Promise<ToolResult> => {
-    try {
-      return decision.kind === 'edit'
-        ? await tool.runEdited!(args, decision.text, runCtx, signal)
-        : await tool.run(args, runCtx, signal);
-    } catch (error) {
-      // A throwing tool is a bug in nib; the model still gets an answer it can work with.
-      return {isError: true, code: 'tool-crashed', content: `${tool.name} failed unexpectedly: ${errorMessage(error)}`};
-    }
-  })();
-  for await (const chunk of output.drain(running)) {
-    yield {type: 'tool-output', id: call.id, chunk: ctx.redact ? ctx.redact(chunk) : chunk};
+  let result = yield* runStreaming(env, call, tool, args, decision, wrap ? {...ctx, wrap} : ctx);
+  if (sandboxed && env.guard?.blamesSandbox(result) && env.canAsk && !signal.aborted) {
+    result = yield* offerUnsandboxed(env, call, tool, args, decision, result, preview);
   }
-  let result = await running;
+  if (sandboxed && result.detail) result = {...result, detail: {...result.detail, summary: `${result.detail.summary} · sandboxed`}};
+  if (env.guard) result = yield* postHooks(env.guard, tool.name, args, result);
 
   if (decision.kind === 'edit') result = withEditNote(result, preview, decision);
   if (signal.aborted) {
@@ -166,13 +190,66 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   yield* answer(env, call, result);
 }
 
+/** Runs the call and streams its output as events; the result is the generator's return value. */
+async function* runStreaming(env: CallEnv, call: ToolCall, tool: Tool, args: unknown, decision: Decision, ctx: ToolContext): AsyncGenerator<AgentEvent, ToolResult> {
+  const run = startRun(tool, args, decision, ctx, env.signal);
+  for await (const chunk of run.chunks) {
+    yield {type: 'tool-output', id: call.id, chunk: ctx.redact ? ctx.redact(chunk) : chunk};
+  }
+  return run.running;
+}
+
+/**
+ * A sandboxed command failed in a way the sandbox may have caused: the person may run it again
+ * outside. That run is a new decision, asked like any unsandboxed command.
+ */
+async function* offerUnsandboxed(
+  env: CallEnv, call: ToolCall, tool: Tool, args: unknown, decision: Decision, failed: ToolResult, preview: ToolPreview | undefined,
+): AsyncGenerator<AgentEvent, ToolResult> {
+  const previewed = preview ?? (await guard(() => tool.preview(args, env.context), undefined));
+  if (!previewed || !isPreview(previewed)) return failed;
+  const request: ApprovalRequest = {
+    id: `${call.id}-unsandboxed`,
+    name: tool.name,
+    args,
+    preview: {...previewed, title: `run again outside the sandbox: ${previewed.title}`},
+    unsandboxed: true,
+  };
+  yield {type: 'approval-request', request, at: env.now()};
+  const answered = await untilAborted(env.approve(request, env.signal), env.signal);
+  if (!answered.ok) return failed;
+  const chosen = answered.value;
+  yield {type: 'approval-decision', id: request.id, decision: chosen};
+  if (chosen.kind === 'no') return withNote(failed, 'The person chose not to run it again outside the sandbox.');
+  // "always" grants nothing here: running outside the sandbox is decided each time.
+  const again = yield* runStreaming(env, call, tool, args, chosen.kind === 'edit' ? chosen : decision, env.context);
+  return withNote(again, 'It failed in the sandbox and the person ran it again outside it; this is the second run.');
+}
+
+async function* postHooks(guardian: Guard, name: string, args: unknown, result: ToolResult): AsyncGenerator<AgentEvent, ToolResult> {
+  const hooked = await guardian.postToolUse(name, args, result);
+  for (const warning of hooked.warnings) yield {type: 'error', code: 'hook', message: warning};
+  // Exit 2 after the fact cannot undo the call; the hook's words reach the model instead.
+  return hooked.blocked === null ? result : withNote(result, `A PostToolUse hook said: ${hooked.blocked}`);
+}
+
+function withNote(result: ToolResult, note: string): ToolResult {
+  return {...result, content: `${result.content}\n\n[${note}]`};
+}
+
 /** What the model is told when a call is refused without asking, so it can change course. */
-function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, canAsk: boolean): string {
+function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, protectedDir: string | null, canAsk: boolean, match: RuleMatch | null): string {
+  if (match?.kind === 'deny') {
+    return `${tool.name} was not run: the person's permission rule deny ${match.rule.text} (${match.rule.source} settings) forbids it. Do not try to get around it; tell the user what you wanted to do.`;
+  }
   if (mode === 'plan') {
     return `nib is in plan mode: only read tools run. ${tool.name} was not run; describe the change instead.`;
   }
   if (outside) {
     return `${tool.name} was not run: it reaches outside the workspace, and there is nobody to approve that in this non-interactive run.`;
+  }
+  if (protectedDir !== null && tool.kind === 'write') {
+    return `${tool.name} was not run: it writes inside ${protectedDir}/, a version-control directory, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
   }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';
@@ -197,62 +274,4 @@ function withEditNote(result: ToolResult, preview: ToolPreview | undefined, deci
 
 function ensureNewline(text: string): string {
   return text.endsWith('\n') ? text : `${text}\n`;
-}
-
-/** Runs a tool step; a throw (a tool bug) becomes `fallback` instead of ending the turn. */
-async function guard<T>(step: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await step();
-  } catch {
-    // A throwing tool is a bug in nib, not something the model or the person can act on; the
-    // caller turns the fallback into a result the model sees.
-    return fallback;
-  }
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<{ok: true; value: T} | {ok: false}> {
-  if (signal.aborted) return Promise.resolve({ok: false});
-  return new Promise(resolve => {
-    const onAbort = () => resolve({ok: false});
-    signal.addEventListener('abort', onAbort, {once: true});
-    promise.then(
-      value => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ok: true, value});
-      },
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ok: false});
-      },
-    );
-  });
-}
-
-/**
- * Tool output arrives through a callback while `run` is pending; the generator can only yield
- * from its own body, so chunks wait here until it pulls them.
- */
-class OutputQueue {
-  private chunks: string[] = [];
-  private wake: (() => void) | undefined;
-
-  push(chunk: string): void {
-    this.chunks.push(chunk);
-    this.wake?.();
-  }
-
-  async *drain(done: Promise<unknown>): AsyncGenerator<string> {
-    let finished = false;
-    const finish = () => {
-      finished = true;
-      this.wake?.();
-    };
-    done.then(finish, finish);
-    while (true) {
-      while (this.chunks.length > 0) yield this.chunks.shift()!;
-      if (finished) return;
-      await new Promise<void>(resolve => (this.wake = resolve));
-      this.wake = undefined;
-    }
-  }
 }

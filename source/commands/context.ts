@@ -11,6 +11,8 @@ export type CommandContext = {
   exit: () => void;
   /** The screen's width, for lists that fit it. */
   width: number;
+  /** Clears the screen and scrollback and prints the transcript again (absent outside the TUI). */
+  redraw?: () => void;
 };
 
 export type SlashCommand = {

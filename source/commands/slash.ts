@@ -1,5 +1,8 @@
 import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
+import {permissionCommands} from './permission-commands.js';
+import {runMcpCommand} from './mcp.js';
+import {redrawCommand} from './redraw.js';
 import {sessionCommands} from './session-commands.js';
 import {modelCommands} from './model-commands.js';
 
@@ -62,6 +65,15 @@ export const slashCommands: readonly SlashCommand[] = [
     },
   },
   ...sessionCommands,
+  ...permissionCommands,
+  {
+    name: 'mcp',
+    args: '[restart NAME | approve]',
+    description: 'MCP servers: status, tools, last error; restart one; approve the project\'s',
+    run: async (arg, context) =>
+      note(context, context.session.mcp ? await runMcpCommand(arg, context.session.mcp) : 'no MCP servers configured (add "mcpServers" to the config file or a .mcp.json in the workspace)'),
+  },
+  redrawCommand,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
 

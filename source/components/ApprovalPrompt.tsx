@@ -2,11 +2,15 @@ import {extname} from 'node:path';
 import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../core/events.js';
+import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
 import type {EditorResult} from '../hooks/editor.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {CommandView} from './CommandView.js';
 import {DiffView} from './DiffView.js';
+import {JsonView} from './JsonView.js';
+import {LoopPrompt} from './LoopPrompt.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {
@@ -25,24 +29,40 @@ export type Props = {
   readonly onEdit: (text: string, suffix: string) => Promise<EditorResult>;
   /** Whether the prompt owns the keyboard; the prompt input is inactive while this is true. */
   readonly isActive?: boolean;
+  /** The clock for the typed-ahead grace period (default Date.now); tests pass their own. */
+  readonly now?: () => number;
+  /** Quiet time before a key answers (default KEY_GRACE_MS); 0 turns the grace off. */
+  readonly graceMs?: number;
 };
 
 type Mode =
   | {kind: 'choose'}
   | {kind: 'reason'}
   | {kind: 'editing'}
-  | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>};
+  | {kind: 'hunks'; current: number; accepted: ReadonlySet<number>}
+  /** After `a`: the rules it would save are shown; s keeps them for the session, p saves them for the project. */
+  | {kind: 'scope'; rules: readonly string[]};
 
 /**
- * Asks whether a write, edit or command may run. y yes · a always · n no (+ reason) · e edit
- * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no.
+ * Asks whether a write, edit or command may run, or (for a loop question) whether the turn goes on. y yes · a always · n no (+ reason) · e edit
+ * in $EDITOR · h hunk by hunk (diffs with more than one hunk) · Esc no. Keys typed before the
+ * prompt was ready (see useKeyGrace) decide nothing.
  */
-export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isActive = true}: Props) {
+export function ApprovalPrompt(props: Props) {
+  // A different component, not a branch: the loop question has its own keys and state.
+  if (props.request.loop) return <LoopPrompt {...props} />;
+  return <CallPrompt {...props} />;
+}
+
+function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const {preview} = request;
   const change = useMemo(() => (preview.file ? computeChange(preview.file.oldText, preview.file.newText) : undefined), [preview.file]);
   const editable = preview.editable ?? preview.file?.newText ?? preview.command?.command;
   const canSplit = (change?.hunks.length ?? 0) > 1;
+  // The title names the path or command: what hides in it (a bidi override, a zero-width space)
+  // is shown, not dropped by the terminal.
+  const title = showInvisible(toTerminalText(preview.title));
   // The key handler reads the mode from a ref: two keys in one read (a paste, a fast typist)
   // reach the handler before React re-renders, and a stale mode could turn the first letter of
   // a reason typed after `n` into a `y`.
@@ -54,6 +74,12 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
   const [reason, reasonText, setReason] = useKeyState('');
+  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const ignoreEarly = (keys: number) => {
+    const ignored = grace.ignoreEarly(keys);
+    if (ignored > 0) setMessage(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this prompt was ready: pause, then press one key.`);
+    return ignored > 0;
+  };
 
   const decide = (decision: Decision) => {
     if (decided.current) return;
@@ -92,14 +118,25 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     else decide(decideHunks(change, accepted));
   };
 
+  const always = () => {
+    // Without a rule list the call comes from a loop with no permission rules: the old
+    // per-tool grant for this session.
+    if (request.unsandboxed) setMessage('Running outside the sandbox is asked each time: press y or n.');
+    else if (request.rules === undefined) decide({kind: 'always'});
+    else if (request.rules.length === 0) setMessage('No rule can cover this command (it did not parse, or it writes to a file): press y or n.');
+    else setMode({kind: 'scope', rules: request.rules});
+  };
+
   const pressKey = (char: string) => {
     const mode = modeRef.current;
-    if (mode.kind === 'hunks') {
+    if (mode.kind === 'scope') {
+      if (char === 's' || char === 'p') decide({kind: 'always', rules: [...mode.rules], scope: char === 's' ? 'session' : 'project'});
+    } else if (mode.kind === 'hunks') {
       if (char === 'y') stepHunk(true);
       else if (char === 'n') stepHunk(false);
     } else if (mode.kind === 'choose') {
       if (char === 'y') decide({kind: 'yes'});
-      else if (char === 'a') decide({kind: 'always'});
+      else if (char === 'a') always();
       else if (char === 'n') setMode({kind: 'reason'});
       else if (char === 'e') void edit();
       else if (char === 'h' && canSplit) {
@@ -115,8 +152,10 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
     (input, key) => {
       const mode = modeRef.current;
       if (mode.kind === 'editing' || decided.current) return;
+      // Only the choice can be reached by typing ahead; every later mode began with a key that counted.
+      if (mode.kind === 'choose' && ignoreEarly(Math.max(1, [...input].length))) return;
       if (key.escape) {
-        if (mode.kind === 'hunks') setMode({kind: 'choose'});
+        if (mode.kind === 'hunks' || mode.kind === 'scope') setMode({kind: 'choose'});
         else decide({kind: 'no'});
         return;
       }
@@ -160,7 +199,8 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
   );
 
   // Rows under the preview: the key line (two when narrow, where it wraps), the warning, a message.
-  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (message ? 1 : 0);
+  const sandboxLine = request.unsandboxed ? '⚠ it failed in the sandbox; this runs it again outside the sandbox' : request.sandboxed ? 'runs in the sandbox' : null;
+  const footerRows = (columns < 70 ? 2 : 1) + (preview.outside ? 1 : 0) + (preview.protectedDir ? 1 : 0) + (sandboxLine ? 1 : 0) + (message ? 1 : 0);
   const bodyRows = Math.max(3, rows - footerRows);
   const hunk = mode.kind === 'hunks' ? mode.current : undefined;
 
@@ -169,7 +209,7 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
       {change && preview.file ? (
         <DiffView
           key={hunk ?? 'all'}
-          title={hunk === undefined ? preview.title : `${preview.title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
+          title={hunk === undefined ? title : `${title} · ${describeHunk(change.hunks[hunk]!, change.hunks.length)}`}
           change={change}
           hunk={hunk}
           height={bodyRows}
@@ -178,14 +218,18 @@ export function ApprovalPrompt({request, rows, columns, onDecision, onEdit, isAc
         />
       ) : preview.command ? (
         <CommandView command={preview.command.command} cwd={preview.command.cwd} height={bodyRows} width={columns} />
+      ) : preview.json !== undefined ? (
+        <JsonView title={title} json={preview.json} height={bodyRows} width={columns} />
       ) : (
         <Text {...theme.toolName} wrap="truncate-end">
-          {preview.title}
+          {title}
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
+      {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
+      {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
-      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} />
+      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
     </Box>
   );
 }
@@ -202,6 +246,7 @@ function Footer(props: {
   readonly canSplit: boolean;
   readonly theme: Theme;
   readonly reason: string;
+  readonly isReady: boolean;
 }) {
   const {mode, name, canSplit, theme} = props;
   const hint = (key: string, label: string) => (
@@ -219,6 +264,14 @@ function Footer(props: {
       </Text>
     );
   }
+  if (mode.kind === 'scope') {
+    return (
+      <Text>
+        <Text {...theme.accent}>Always allow {mode.rules.join(', ')}? </Text>
+        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json)')} · {hint('esc', 'back')}
+      </Text>
+    );
+  }
   if (mode.kind === 'hunks') {
     return (
       <Text>
@@ -227,6 +280,8 @@ function Footer(props: {
       </Text>
     );
   }
+  // The keys appear once they count, so what is on screen says when a key will be taken.
+  if (!props.isReady) return <Text {...theme.accent}>Allow {name}?</Text>;
   return (
     <Text>
       <Text {...theme.accent}>Allow {name}? </Text>

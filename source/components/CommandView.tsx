@@ -40,7 +40,7 @@ export function CommandView({command, cwd, height, width}: Props) {
   );
 }
 
-function fold(line: string, size: number): string[] {
+export function fold(line: string, size: number): string[] {
   const chars = [...line];
   if (chars.length <= size) return [line];
   const parts: string[] = [];

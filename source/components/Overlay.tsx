@@ -1,6 +1,7 @@
 import type {SessionSummary} from '../agent/session/saved.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
 import {ModelPicker} from './ModelPicker.js';
+import {McpApprove} from './McpApprove.js';
 import {SessionPicker} from './SessionPicker.js';
 import {UndoConfirm} from './UndoConfirm.js';
 
@@ -15,10 +16,13 @@ export type Props = {
   readonly onUndo: (yes: boolean) => void;
   /** A model chosen in the model picker, or null when the person left it. */
   readonly onModel: (model: string | null) => void;
+  /** The answer to starting the project's MCP servers. */
+  readonly onMcpApprove: (yes: boolean) => void;
 };
 
 /** What is shown in place of the prompt until the person answers. */
-export function Overlay({overlay, rows, width, onPick, onUndo, onModel}: Props) {
+export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApprove}: Props) {
+  if (overlay.kind === 'mcp-approve') return <McpApprove servers={overlay.servers} width={width} onAnswer={onMcpApprove} />;
   if (overlay.kind === 'model') {
     return (
       <ModelPicker

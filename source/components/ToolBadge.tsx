@@ -25,7 +25,7 @@ export function ToolBadge({tool, now, width, outputLines = 3}: Props) {
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end">
-        <Text {...iconStyle}>{icon}</Text> <Text {...theme.toolName}>{tool.name}</Text>
+        <Text {...iconStyle}>{icon}</Text> <Text {...theme.toolName}>{displayName(tool.name)}</Text>
         {tool.keyArg ? <Text> {tool.keyArg}</Text> : null}
         {status ? <Text {...statusStyle}> · {status}</Text> : null}
         {tool.edited ? <Text {...theme.warning}> · edited by you</Text> : null}
@@ -62,6 +62,12 @@ function describe(tool: ToolView, now: number, theme: Theme): {icon: string; ico
     case 'denied':
       return {icon: '⊘', iconStyle: theme.warning, status: tool.summary ?? 'denied', statusStyle: theme.warning};
   }
+}
+
+/** `mcp__github__list_issues` reads as `github › list_issues`: the server, then its tool. */
+function displayName(name: string): string {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? `${mcp[1]} › ${mcp[2]}` : name;
 }
 
 function lastLines(output: string, count: number): string[] {

@@ -13,7 +13,7 @@ export type Props = {
   readonly items: readonly TranscriptItem[];
   /** Changes when the transcript is cleared, so printing starts over. */
   readonly epoch: number;
-  /** Changes when the screen was cleared for a new width: everything is printed again. */
+  /** Changes with each /redraw (screen and scrollback cleared): everything is printed again. */
   readonly layout?: number;
   readonly width: number;
 };

@@ -1,4 +1,5 @@
 import {diffWordsWithSpace} from 'diff';
+import {showInvisible} from '../core/terminal-text.js';
 import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
@@ -105,12 +106,13 @@ function pairWords(before: string, after: string): {removed: Segment[]; added: S
 }
 
 /**
- * Display form of a file line: terminator dropped, tabs expanded, and control characters made
- * visible, because a file's bytes must never reach the terminal as escape sequences.
+ * Display form of a file line: terminator dropped, tabs expanded, and control and invisible
+ * characters made visible, because a file's bytes must never reach the terminal as escape
+ * sequences, nor hide what a line really says.
  */
 export function clean(text: string): string {
   let out = '';
-  for (const char of text.replace(/\r?\n$/, '')) {
+  for (const char of showInvisible(text.replace(/\r?\n$/, ''))) {
     if (char === '\t') out += ' '.repeat(TAB_WIDTH - (out.length % TAB_WIDTH));
     else if (char === '\r') out += '␍';
     else if (char < ' ' || (char >= '\u007f' && char <= '\u009f')) out += '·';

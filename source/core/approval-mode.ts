@@ -1,7 +1,7 @@
 /**
  * ask:       write and exec ask.
- * auto-edit: writes inside the workspace run; exec asks.
- * yolo:      nothing asks, except writes outside the workspace.
+ * auto-edit: writes inside the workspace run (not into .git/ and other VCS dirs); exec asks.
+ * yolo:      nothing asks, except writes outside the workspace or into a VCS dir.
  * plan:      only read tools are offered to the model.
  */
 export const APPROVAL_MODES = ['ask', 'auto-edit', 'yolo', 'plan'] as const;

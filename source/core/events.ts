@@ -16,8 +16,12 @@ export type TurnEndReason = 'completed' | 'max-rounds' | 'aborted' | 'error';
 /** The person's answer to an approval request. */
 export type Decision =
   | {kind: 'yes'}
-  /** yes, and do not ask again for this tool in this session */
-  | {kind: 'always'}
+  /**
+   * yes, and do not ask again: for the permission rules in `rules` (shown to the person before
+   * saving), kept for this session or saved for the project; without rules, for this tool in
+   * this session.
+   */
+  | {kind: 'always'; rules?: string[]; scope?: 'session' | 'project'}
   | {kind: 'no'; feedback?: string}
   /**
    * The person changed the proposal before it ran: `text` replaces the editable part of the
@@ -32,6 +36,17 @@ export type ApprovalRequest = {
   /** Parsed, validated arguments. */
   args: unknown;
   preview: ToolPreview;
+  /** The allow rules "always" would save (empty: no rule fits, e.g. a command that did not parse). */
+  rules?: string[];
+  /** The command runs in the sandbox if approved. */
+  sandboxed?: boolean;
+  /** Asking to run again outside the sandbox after a sandboxed run failed. */
+  unsandboxed?: boolean;
+  /**
+   * Set when the question is whether the turn goes on at all: the model has made this exact call
+   * `repeats` times in a row. Yes runs it (it may still ask as a call); no stops the turn.
+   */
+  loop?: {repeats: number};
 };
 
 /**
@@ -46,8 +61,11 @@ export type AgentEvent =
   | {type: 'retry'; attempt: number; delayMs: number; message: string}
   /** A message was appended to the history (for persistence and resume). */
   | {type: 'message'; message: Message}
-  /** `keyArg`: the argument a badge shows (path, command, pattern); absent in logs of older versions. */
-  | {type: 'tool-call'; id: string; name: string; arguments: string; keyArg?: string}
+  /**
+   * `keyArg`: the argument a badge shows (path, command, pattern); absent in logs of older versions.
+   * `source: 'text'`: read from markup in the answer, not sent as a structured call.
+   */
+  | {type: 'tool-call'; id: string; name: string; arguments: string; keyArg?: string; source?: 'text'}
   | {type: 'approval-request'; request: ApprovalRequest; at?: number}
   | {type: 'approval-decision'; id: string; decision: Decision}
   | {type: 'tool-start'; id: string; name: string; at: number}

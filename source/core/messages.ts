@@ -8,6 +8,8 @@ export const ToolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.string(),
+  /** `text`: the model wrote this call as markup in its answer and nib read it from there. */
+  source: z.literal('text').optional(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 

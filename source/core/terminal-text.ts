@@ -7,11 +7,36 @@ const unsafe = /\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/
 const hasUnsafe = new RegExp(unsafe.source); // no g flag: test() must not carry lastIndex over
 
 /**
+ * Characters that change what a line seems to say without showing themselves: bidi controls
+ * reorder the text around them (a command can read differently from what runs), and zero-width
+ * characters hide inside names and paths. Joiners (U+200C, U+200D) are separate: emoji sequences
+ * and several scripts need them in prose, but in a command, path or diff they are just as hidden.
+ */
+const invisible = /[\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const invisibleOrJoiner = /[\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const hasInvisible = new RegExp(invisible.source);
+const hasInvisibleOrJoiner = new RegExp(invisibleOrJoiner.source);
+
+/** `<U+202E>`: plain ASCII, so it takes the same columns on every terminal. */
+const marker = (char: string) => `<U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`;
+
+/**
  * Control characters out, except tab and line breaks: ESC starts every terminal escape sequence,
  * a lone CR lets later text overwrite a line, and C1 controls are escapes on some terminals.
+ * Bidi controls and zero-width characters are shown as `<U+XXXX>` markers instead.
  */
 export function toTerminalText(text: string): string {
-  return hasUnsafe.test(text) ? text.replace(unsafe, '') : text;
+  const safe = hasUnsafe.test(text) ? text.replace(unsafe, '') : text;
+  return hasInvisible.test(safe) ? safe.replace(invisible, marker) : safe;
+}
+
+/**
+ * What a person reviews before it runs (a command, a path, a line of a diff): every invisible
+ * character as a marker, joiners included. Control characters are left to the caller, which
+ * either drops them (toTerminalText) or shows them (the diff view's `·` and `␍`).
+ */
+export function showInvisible(text: string): string {
+  return hasInvisibleOrJoiner.test(text) ? text.replace(invisibleOrJoiner, marker) : text;
 }
 
 /**

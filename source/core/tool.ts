@@ -8,6 +8,8 @@ export type ToolPreview = {
   title: string;
   /** The call touches a path outside the workspace; the prompt must say so. */
   outside: boolean;
+  /** The call writes into a version-control directory (`.git/`…); the prompt must say which. */
+  protectedDir?: string;
   /**
    * For write/edit: the file as it is and as it would be after the call, exactly (a BOM and CRLF
    * line breaks included; a renderer may hide `\r`). `path` is the display path: relative to the
@@ -16,6 +18,8 @@ export type ToolPreview = {
   file?: {path: string; oldText: string | null; newText: string};
   /** For bash: the command and where it runs. */
   command?: {command: string; cwd: string};
+  /** For tools whose arguments are the whole story (MCP): the arguments as formatted JSON. */
+  json?: string;
   /** The text `e` opens in $EDITOR (new file content, or the command). */
   editable?: string;
 };
@@ -56,6 +60,13 @@ export type ToolContext = {
    * session log see it: a command can print the key (`cat /proc/$PPID/environ`, a config file).
    */
   redact?: (text: string) => string;
+  /**
+   * Confines a command: turns its argv into one that runs inside the sandbox. Absent when
+   * commands run unconfined (`--sandbox off`, or no working sandbox here).
+   */
+  wrap?: (argv: readonly string[]) => string[];
+  /** Environment variables a command must not see (nib's own secrets), on top of the tool's own list. */
+  hiddenEnv?: readonly string[];
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
@@ -72,10 +83,22 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   /** Written for the model. */
   description: string;
   schema: S;
+  /** Runs its work through `ToolContext.wrap`, so the sandbox covers it. */
+  confinable?: boolean;
+  /**
+   * The JSON Schema the model is offered, when it does not come from `schema`: an MCP server's
+   * own schema is passed through as written, and `schema` then only checks for an object.
+   */
+  parameters?: Record<string, unknown>;
   /** The argument a badge shows (path, command, pattern). */
   keyArg: (args: z.infer<S>) => string;
   /** Whether the call reaches outside the workspace (decides approval even for reads). */
   isOutside: (args: z.infer<S>, ctx: ToolContext) => Promise<boolean>;
+  /**
+   * For writes: the version-control directory (`.git`, `.hg`…) the call would write into, or null.
+   * Such a write always asks, whatever the mode or "always" says.
+   */
+  protectedDir?: (args: z.infer<S>, ctx: ToolContext) => Promise<string | null>;
   preview: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolPreview | ToolResult>;
   run: (args: z.infer<S>, ctx: ToolContext, signal: AbortSignal) => Promise<ToolResult>;
   /**

@@ -1,7 +1,7 @@
 import type {Config} from '../agent/config/config.js';
 import type {AgentSession, SessionEvent} from '../agent/session/agent-session.js';
 import type {AgentEvent} from '../core/events.js';
-import {toTerminalText} from '../core/terminal-text.js';
+import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {compactionNote} from '../agent/window-text.js';
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
@@ -83,7 +83,8 @@ function textPrinter(out: CoalescingWriter, stderr: TextSink, answer: (text: str
         return;
       case 'tool-call':
         needsBreak = true;
-        stderr.write(`→ ${`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd()}\n`);
+        // The command or path the model chose: nothing in it may hide from the person reading.
+        stderr.write(`→ ${showInvisible(`${event.name} ${firstLine(event.keyArg || event.arguments)}`.trimEnd())}\n`);
         return;
       case 'tool-result':
         if (event.isError) stderr.write(`  ✗ ${failureLine(event)}\n`);
@@ -119,7 +120,7 @@ function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
       case 'reasoning-delta':
         return line({type: event.type, text: event.text});
       case 'tool-call':
-        return line({type: 'tool-call', id: event.id, name: event.name, arguments: event.arguments});
+        return line({type: 'tool-call', id: event.id, name: event.name, arguments: event.arguments, ...(event.source ? {source: event.source} : {})});
       case 'tool-start':
         return line({type: 'tool-start', id: event.id, name: event.name});
       case 'tool-result':

@@ -1,8 +1,18 @@
-import {readdir, readFile} from 'node:fs/promises';
 import {z} from 'zod';
 import {LIMITS} from '../core/limits.js';
 import {formatBytes} from './fs/text.js';
 import {createOutputForwarder, OutputKeeper} from './output.js';
+import {
+  canSweep,
+  describeProcesses,
+  endMarked,
+  findMarked,
+  MARKER_VARIABLE,
+  newRunMarker,
+  signalGroup,
+  waitForGroupExit,
+  type SweepReport,
+} from './process-sweep.js';
 import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
 
 const schema = z.object({
@@ -60,11 +70,12 @@ export function createBashTool(options: BashToolOptions = {}) {
   return defineTool({
     name: 'bash',
     kind: 'exec',
+    confinable: true,
     description: [
       'Run a bash command in the workspace root and get its combined stdout and stderr, exit code and duration.',
       'stdin is closed, so nothing interactive works: pass flags like --yes, avoid editors and pagers.',
-      `Timeout ${LIMITS.bashDefaultTimeoutMs / 1000} s by default (max ${LIMITS.bashMaxTimeoutMs / 1000}), after which the whole process group is killed.`,
-      `Long output is cut to the first ${formatBytes(LIMITS.bashHeadBytes)} and last ${formatBytes(LIMITS.bashTailBytes)}, with the full output saved to a temp file.`,
+      `Timeout ${LIMITS.bashDefaultTimeoutMs / 1000} s by default (max ${LIMITS.bashMaxTimeoutMs / 1000}), after which every process it started is ended (background and setsid ones too).`,
+      `Long output is cut to the first ${formatBytes(LIMITS.bashHeadBytes)} and last ${formatBytes(LIMITS.bashTailBytes)}, with the output saved to a temp file (its first ${formatBytes(LIMITS.bashSpillHeadBytes)} and last ${formatBytes(LIMITS.bashSpillTailBytes)}) that is deleted when nib exits.`,
       'Prefer read, grep and list for looking at files.',
     ].join(' '),
     schema,
@@ -95,13 +106,18 @@ async function runCommand(
   }
   const timeoutMs = Math.min((timeoutSeconds ?? LIMITS.bashDefaultTimeoutMs / 1000) * 1000, LIMITS.bashMaxTimeoutMs);
   const env: Record<string, string | undefined> = {...process.env, ...ADDED_ENV};
-  for (const name of settings.hiddenEnv) delete env[name];
+  for (const name of [...settings.hiddenEnv, ...(ctx.hiddenEnv ?? [])]) delete env[name];
+  // Every process the command starts inherits it, setsid and double forks included: the sweep finds them by it.
+  const marker = newRunMarker();
+  env[MARKER_VARIABLE] = marker;
+  const isOurs = (value: string) => value === marker;
   const started = performance.now();
 
   // Loaded on the first command: execa and its dependencies are ~150 KB that print mode's first
   // request does not need (bench/startup.mjs).
   const {execa} = await import('execa');
-  const subprocess = execa('bash', ['-c', WRAPPER, 'nib', command], {
+  const [file, ...argv] = (ctx.wrap ?? (plain => [...plain]))(['bash', '-c', WRAPPER, 'nib', command]);
+  const subprocess = execa(file!, argv, {
     cwd: ctx.root,
     env,
     extendEnv: false,
@@ -119,9 +135,13 @@ async function runCommand(
 
   let stopReason: 'timeout' | 'aborted' | null = null;
   let killTimer: NodeJS.Timeout | null = null;
+  let sweep: Promise<SweepReport> | null = null;
   const killGroup = (reason: 'timeout' | 'aborted') => {
     if (stopReason) return;
     stopReason = reason;
+    // The sweep first: its synchronous start lists the processes before any signal, so what it
+    // reports as ended includes those the group signal would have taken without it seeing them.
+    sweep = endMarked(isOurs, settings.killGraceMs);
     signalGroup(child.pid, 'SIGTERM');
     killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), settings.killGraceMs);
   };
@@ -162,8 +182,10 @@ async function runCommand(
   signal.removeEventListener('abort', onAbort);
   // On a timeout or abort, give the group its grace period, then make sure it is gone: a child
   // that traps SIGTERM must not outlive the call.
+  let swept: SweepReport | null = null;
   if (stopReason && killTimer) {
-    await waitForGroupExit(child.pid, settings.killGraceMs);
+    swept = await sweep;
+    if (!canSweep) await waitForGroupExit(child.pid, settings.killGraceMs);
     clearTimeout(killTimer);
     signalGroup(child.pid, 'SIGKILL');
   }
@@ -171,7 +193,8 @@ async function runCommand(
   await keeper.close();
 
   const durationMs = performance.now() - started;
-  return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper});
+  const background = stopReason ? [] : findMarked(isOurs);
+  return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper, ended: swept, background});
 }
 
 /**
@@ -209,6 +232,8 @@ function describeRun(run: {
   durationMs: number;
   heldOpen: boolean;
   keeper: OutputKeeper;
+  ended: SweepReport | null;
+  background: readonly {pid: number; command: string}[];
 }): ToolResult {
   const {exit, stopReason, durationMs, keeper} = run;
   const seconds = formatSeconds(durationMs);
@@ -219,10 +244,10 @@ function describeRun(run: {
     status = `The command could not be started: ${exit.spawnError}`;
     summary = 'failed to start';
   } else if (stopReason === 'timeout') {
-    status = `Timed out after ${formatSeconds(run.timeoutMs)}: the command and every process it started were killed. Use a longer timeout (max ${LIMITS.bashMaxTimeoutMs / 1000} s) or run it in the background with output to a file.`;
+    status = `Timed out after ${formatSeconds(run.timeoutMs)}: ${whatEnded(run.ended)} Use a longer timeout (max ${LIMITS.bashMaxTimeoutMs / 1000} s) or run it in the background with output to a file.`;
     summary = `timeout · ${seconds}`;
   } else if (stopReason === 'aborted') {
-    status = 'Interrupted by the person: the command and every process it started were killed.';
+    status = `Interrupted by the person: ${whatEnded(run.ended)}`;
     summary = `interrupted · ${seconds}`;
   } else if (exit.signal) {
     status = `Killed by ${exit.signal} after ${seconds}.`;
@@ -233,6 +258,9 @@ function describeRun(run: {
   }
   if (run.heldOpen && !stopReason) {
     status += ' A background process is still running and holding the output open; its further output is not captured.';
+  }
+  if (run.background.length > 0) {
+    status += ` Still running in the background: ${describeProcesses(run.background)}; nib ends them when it exits.`;
   }
   return {
     content: `${text}\n\n[${status}]`,
@@ -246,52 +274,12 @@ function describeRun(run: {
   };
 }
 
-function signalGroup(pid: number | undefined, name: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, name);
-  } catch {
-    // ESRCH: the group is already gone, which is the goal.
-  }
-}
-
-/**
- * Whether any process of the group still runs. A killed child whose parent died becomes a
- * zombie until init reaps it, and kill(-pgid, 0) counts zombies; in containers whose init reaps
- * slowly that would hold the call for the whole grace period. On Linux, /proc tells them apart.
- */
-async function groupAlive(pgid: number | undefined): Promise<boolean> {
-  if (pgid === undefined) return false;
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(group) === pgid && state !== 'Z' && state !== 'X') return true;
-    } catch {
-      // The process ended between readdir and readFile.
-    }
-  }
-  return false;
-}
-
-async function waitForGroupExit(pid: number | undefined, withinMs: number): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  while ((await groupAlive(pid)) && performance.now() < deadline) {
-    await new Promise(resolve => setTimeout(resolve, 25));
-  }
+/** What the sweep actually ended, for the model: a claim it can check, not a promise. */
+function whatEnded(report: SweepReport | null): string {
+  if (!canSweep || !report) return "the command's process group was killed (processes that left the group, e.g. with setsid, may still run).";
+  const ended = report.ended.length > 0 ? `ended ${describeProcesses(report.ended)}.` : 'no process of the command was left to end.';
+  const left = report.survivors.length > 0 ? ` Could not end ${describeProcesses(report.survivors)}.` : '';
+  return `${ended}${left}`;
 }
 
 function firstLine(command: string): string {

@@ -5,6 +5,7 @@ import {detectStyle, toFileText, toModelText} from './fs/text.js';
 import {defineTool, type ToolContext} from '../core/tool.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
 import {errorResult, fail, isOutsideWorkspace, resolvePath, type FsResult} from './fs/workspace.js';
+import {protectedDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),
@@ -119,9 +120,10 @@ export function createEditTool(options: FileToolOptions = {}) {
     schema,
     keyArg: args => args.path,
     isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
+    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
     preview: async (args, ctx) => {
       const planned = await plan(args, ctx, null);
-      return planned.ok ? previewOf('edit', planned.value) : errorResult(planned.error);
+      return planned.ok ? previewOf('edit', planned.value, ctx.root) : errorResult(planned.error);
     },
     run: async (args, ctx, signal) => commit(await plan(args, ctx, null), ctx, signal),
     runEdited: async (args, text, ctx, signal) => commit(await plan(args, ctx, text), ctx, signal),

@@ -1,4 +1,4 @@
-import {constants, readFileSync, type Stats} from 'node:fs';
+import {closeSync, constants, fstatSync, openSync, readFileSync, type Stats} from 'node:fs';
 import {access, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {createInterface} from 'node:readline';
@@ -7,6 +7,7 @@ import {z} from 'zod';
 import {LIMITS} from '../core/limits.js';
 import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
 import {Collector, type FileHits} from './grep-collect.js';
+import {searchStreamed} from './grep-stream.js';
 import {ancestorsWithin, walk} from './fs/walk.js';
 import {errorMessage} from '../core/result.js';
 import {displayPath, errorResult, fail, isOutsideWorkspace, resolvePath, specialFileReason, type FsResult} from './fs/workspace.js';
@@ -45,10 +46,12 @@ type Search = {
   context: number;
   signal: AbortSignal;
   ancestors: string[];
+  max: number;
+  maxLineChars: number;
 };
 
-/** Built-in reads of files larger than this are skipped: they would be read whole into memory. */
-const BUILTIN_MAX_FILE_BYTES = 64 * 1024 * 1024;
+/** The built-in search reads files up to this size whole; larger ones are streamed in blocks. */
+const BUILTIN_WHOLE_FILE_BYTES = 8 * 1024 * 1024;
 
 export function createGrepTool(options: GrepToolOptions = {}) {
   const maxLineChars = options.maxLineChars ?? LIMITS.grepMaxLineChars;
@@ -98,8 +101,10 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg
     context: args.context ?? 0,
     signal,
     ancestors: ancestorsWithin(ctx.root, dir),
+    max: args.max_results ?? LIMITS.grepMaxResults,
+    maxLineChars,
   };
-  const max = args.max_results ?? LIMITS.grepMaxResults;
+  const max = search.max;
   const collector = new Collector(max);
   const found = rg ? await searchWithRipgrep(rg, search, collector) : await searchBuiltIn(search, collector);
   if (!found.ok) return errorResult(found.error);
@@ -181,15 +186,26 @@ async function searchBuiltIn(search: Search, collector: Collector): Promise<FsRe
   }
   const glob = search.args.glob ? compileGlob(search.args.glob) : null;
 
+  // Large files wait until the walk is done: the walk's visitor is synchronous, a stream is not.
+  const large: {relative: string; absolute: string}[] = [];
   const searchFile = (relative: string, absolute: string) => {
     let bytes: Buffer;
     try {
       // Synchronous for speed on many small files; see walk() for why.
-      bytes = readFileSync(absolute);
+      const fd = openSync(absolute, 'r');
+      try {
+        if (fstatSync(fd).size > BUILTIN_WHOLE_FILE_BYTES) {
+          large.push({relative, absolute});
+          return;
+        }
+        bytes = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       return;
     }
-    if (bytes.length > BUILTIN_MAX_FILE_BYTES || bytes.includes(0)) return;
+    if (bytes.includes(0)) return;
     const text = bytes.toString('utf8');
     if (!prefilter.test(text)) return;
     collector.add(relative, searchText(text, regex, search.context));
@@ -197,12 +213,18 @@ async function searchBuiltIn(search: Search, collector: Collector): Promise<FsRe
 
   if (search.file) {
     searchFile(search.file, path.join(search.dir, search.file));
-    return {ok: true, value: undefined};
+  } else {
+    await walk({dir: search.dir, ancestors: search.ancestors, includeHidden: false, signal: search.signal}, entry => {
+      if (entry.isDirectory || (glob && !glob(entry.relative))) return;
+      searchFile(entry.relative, entry.absolute);
+    });
   }
-  await walk({dir: search.dir, ancestors: search.ancestors, includeHidden: false, signal: search.signal}, entry => {
-    if (entry.isDirectory || (glob && !glob(entry.relative))) return;
-    searchFile(entry.relative, entry.absolute);
-  });
+  const stream = {regex, prefilter, context: search.context, keepMatches: search.max, keepChars: search.maxLineChars, signal: search.signal};
+  for (const file of large) {
+    if (search.signal.aborted) break;
+    const hits = await searchStreamed(file.absolute, stream);
+    if (hits) collector.add(file.relative, hits);
+  }
   if (search.signal.aborted) return fail('aborted', 'Interrupted.');
   return {ok: true, value: undefined};
 }

@@ -8,6 +8,7 @@ import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
 import type {ReadLedger, Tool} from '../core/tool.js';
+import {LIMITS} from '../core/limits.js';
 import {errorMessage} from '../core/result.js';
 
 // Tools differ in their schema type; the registry only needs what every tool has.
@@ -44,6 +45,23 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
 }
 
 /**
+ * `base` plus tools that come and go while the session runs (MCP servers connect, fail, restart):
+ * `extra()` is asked on every request and lookup. Plan mode offers none of them unless they are
+ * read tools.
+ */
+export function withExtraTools(base: ToolRegistry, extra: () => readonly AnyTool[]): ToolRegistry {
+  const offered = (mode: ApprovalMode) => extra().filter(tool => mode !== 'plan' || tool.kind === 'read');
+  return {
+    get tools() {
+      return [...base.tools, ...extra()];
+    },
+    get: name => base.get(name) ?? extra().find(tool => tool.name === name),
+    definitions: ({mode}) => [...base.definitions({mode}), ...offered(mode).map(toDefinition)],
+    parseArgs: base.parseArgs,
+  };
+}
+
+/**
  * The registry of the default tools, for callers that do not need their own set. The registry
  * holds no mutable state, so sharing it is safe.
  */
@@ -54,6 +72,7 @@ export function createReadLedger(): ReadLedger {
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
+  if (tool.parameters) return {type: 'function', function: {name: tool.name, description: tool.description, parameters: tool.parameters}};
   // `io: 'input'` describes what the model may send (defaults make fields optional), and the
   // `$schema` key is dropped because some OpenAI-compatible servers reject unknown keywords.
   const {$schema: _unused, ...parameters} = z.toJSONSchema(tool.schema, {io: 'input'}) as Record<string, unknown>;
@@ -63,6 +82,14 @@ function toDefinition(tool: AnyTool): ToolDefinition {
 export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
   // Some providers send "" for a call without arguments; that means {}.
   const text = raw.trim() === '' ? '{}' : raw;
+  // Checked on the text, before anything recursive touches it: JSON.parse copes with any depth,
+  // but the first recursive walk of the result (zod, JSON.stringify) would overflow the stack.
+  if (nestingDepth(text, LIMITS.maxArgumentDepth) > LIMITS.maxArgumentDepth) {
+    return {
+      ok: false,
+      error: `The arguments for ${tool.name} are nested more than ${LIMITS.maxArgumentDepth} levels deep; no tool takes that. Send one flat JSON object, for example ${exampleOf(tool)}.`,
+    };
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -82,6 +109,29 @@ export function parseArgs(tool: AnyTool, raw: string): ParsedArgs {
     ok: false,
     error: [`Invalid arguments for ${tool.name}:`, ...problems, `Fix these and call ${tool.name} again.`].join('\n'),
   };
+}
+
+/**
+ * How deep arrays and objects nest in JSON text, counted up to just past `limit`; brackets inside
+ * strings do not count. Linear and without recursion, so any input is safe to measure.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92 /* \\ */) index++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 91 /* [ */ || code === 123 /* { */) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (code === 93 /* ] */ || code === 125 /* } */) depth--;
+  }
+  return deepest;
 }
 
 function explainIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
@@ -104,7 +154,7 @@ function describe(value: unknown): string {
 
 /** A minimal valid-looking call built from the schema's required fields, to show the shape. */
 function exampleOf(tool: AnyTool): string {
-  const schema = z.toJSONSchema(tool.schema, {io: 'input'}) as {required?: string[]; properties?: Record<string, {type?: string}>};
+  const schema = (tool.parameters ?? z.toJSONSchema(tool.schema, {io: 'input'})) as {required?: string[]; properties?: Record<string, {type?: string}>};
   const example: Record<string, unknown> = {};
   for (const key of schema.required ?? []) {
     const type = schema.properties?.[key]?.type;

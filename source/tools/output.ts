@@ -1,13 +1,16 @@
-import {randomBytes} from 'node:crypto';
 import {createWriteStream, type WriteStream} from 'node:fs';
 import {tmpdir} from 'node:os';
-import path from 'node:path';
 import {StringDecoder} from 'node:string_decoder';
+import {LIMITS} from '../core/limits.js';
+import {formatBytes} from './fs/text.js';
+import {newSpillPath} from './spill-files.js';
 
 /**
  * Keeps a command's output bounded: the first `headBytes` and the last `tailBytes`, whatever
  * the command prints. Once the output outgrows both, everything (from the first byte) is spilled
- * to a temp file, so the model can still grep the part that was dropped.
+ * to a temp file, so the model can still grep the part that was dropped. The spill file is
+ * bounded too, the same way: its first `spillLimits.head` bytes and its last `spillLimits.tail`
+ * (`yes | head -c 500M` must not fill the disk).
  */
 export class OutputKeeper {
   private readonly head: Buffer[] = [];
@@ -21,6 +24,10 @@ export class OutputKeeper {
   /** Spilled text not yet written: the current line, so a secret is never cut in two. */
   private spillLine = '';
   private readonly spillDecoder = new StringDecoder('utf8');
+  /** Bytes written to the spill file's head; the rest waits in `spillTail` until close. */
+  private spillHead = 0;
+  private spillTail: Buffer[] = [];
+  private spillTailLength = 0;
   total = 0;
   spillPath: string | null = null;
 
@@ -30,6 +37,7 @@ export class OutputKeeper {
     private readonly spillDir: string = tmpdir(),
     /** Masks secrets in the spill file (the text for the model is masked by the loop). */
     private readonly redact: (text: string) => string = text => text,
+    private readonly spillLimits: {head: number; tail: number} = {head: LIMITS.bashSpillHeadBytes, tail: LIMITS.bashSpillTailBytes},
   ) {}
 
   /** Returns false when the spill file wants the producer to wait for 'drain'. */
@@ -44,10 +52,10 @@ export class OutputKeeper {
     }
     let ready = true;
     if (this.spill) {
-      ready = this.spillError ? true : this.writeSpill(chunk);
+      ready = this.spillError ? true : this.toSpill(chunk);
     } else if (this.total > this.headBytes + this.tailBytes) {
       this.startSpill();
-      for (const part of [...this.head, ...this.tail, rest]) ready = this.writeSpill(part);
+      for (const part of [...this.head, ...this.tail, rest]) ready = this.toSpill(part);
     }
     if (rest.length > 0) {
       this.tail.push(rest);
@@ -57,6 +65,32 @@ export class OutputKeeper {
       }
     }
     return ready;
+  }
+
+  /** Into the spill file's head while it has room, else into the in-memory tail kept for close(). */
+  private toSpill(bytes: Buffer): boolean {
+    let rest = bytes;
+    let ready = true;
+    const room = this.spillLimits.head - this.spillHead;
+    if (room > 0) {
+      const take = rest.subarray(0, room);
+      this.spillHead += take.length;
+      ready = this.writeSpill(take);
+      rest = rest.subarray(take.length);
+    }
+    if (rest.length > 0) {
+      this.spillTail.push(rest);
+      this.spillTailLength += rest.length;
+      while (this.spillTail.length > 1 && this.spillTailLength - this.spillTail[0]!.length >= this.spillLimits.tail) {
+        this.spillTailLength -= this.spillTail.shift()!.length;
+      }
+    }
+    return ready;
+  }
+
+  /** Spilled bytes that are in neither the spill file's head nor its tail. */
+  private get spillDropped(): number {
+    return Math.max(0, this.total - this.spillHead - this.spillLimits.tail);
   }
 
   /**
@@ -89,7 +123,7 @@ export class OutputKeeper {
   }
 
   private startSpill(): void {
-    this.spillPath = path.join(this.spillDir, `nib-bash-${randomBytes(6).toString('hex')}.log`);
+    this.spillPath = newSpillPath(this.spillDir);
     this.spill = createWriteStream(this.spillPath, {mode: 0o600});
     this.spill.on('drain', () => this.wakeWaiters());
     // A missing temp dir or a full disk: stop spilling, keep head and tail in memory as always,
@@ -103,7 +137,20 @@ export class OutputKeeper {
   async close(): Promise<void> {
     const spill = this.spill;
     if (!spill || this.spillError) return;
-    this.writeSpill(Buffer.alloc(0), true);
+    const tail = Buffer.concat(this.spillTail);
+    this.spillTail = [];
+    if (this.spillDropped === 0) {
+      this.writeSpill(tail, true);
+    } else {
+      this.writeSpill(Buffer.alloc(0), true);
+      let kept = tail.subarray(tail.length - this.spillLimits.tail);
+      // The tail starts at a line: a secret cut in two would no longer be masked.
+      const lineStart = kept.indexOf(10);
+      if (lineStart !== -1) kept = kept.subarray(lineStart + 1);
+      const dropped = this.total - this.spillHead - kept.length;
+      spill.write(`\n[… ${dropped.toLocaleString('en-US')} bytes dropped here: nib keeps the first ${formatBytes(this.spillLimits.head)} and the last ${formatBytes(this.spillLimits.tail)} of a command's output …]\n`);
+      this.writeSpill(kept, true);
+    }
     // 'close' comes after 'finish' and after 'error' (a full disk can fail the last write).
     await new Promise<void>(resolve => {
       spill.once('close', resolve);
@@ -120,9 +167,11 @@ export class OutputKeeper {
     const dropped = this.total - this.headLength - tail.length;
     const where = this.spillError
       ? `; the full output could not be saved (${this.spillError})`
-      : this.spillPath
-        ? `; the full output is in ${this.spillPath}`
-        : '';
+      : this.spillPath && this.spillDropped > 0
+        ? `; the first ${formatBytes(this.spillLimits.head)} and last ${formatBytes(this.spillLimits.tail)} are in ${this.spillPath}`
+        : this.spillPath
+          ? `; the full output is in ${this.spillPath}`
+          : '';
     // A cut can fall inside a multi-byte character; drop the broken ends rather than show U+FFFD.
     const headText = head.replace(/\uFFFD+$/, '');
     const tailText = tail.toString('utf8').replace(/^\uFFFD+/, '');

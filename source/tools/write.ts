@@ -16,6 +16,7 @@ import {
   type ResolvedPath,
   type FsResult,
 } from './fs/workspace.js';
+import {checkWritable, protectedDirOf, vcsDirOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
@@ -44,8 +45,8 @@ export type WritePlan<M extends {text: string} = {text: string}> = {
 };
 
 /**
- * Checks shared by write, edit and their person-edited variants: size, an existing file must be
- * text the agent has read and that has not changed since.
+ * Checks shared by write, edit and their person-edited variants: size, write permission, an
+ * existing file must be text the agent has read and that has not changed since.
  */
 export async function planFileWrite<M extends {text: string}>(
   resolved: ResolvedPath,
@@ -55,6 +56,8 @@ export async function planFileWrite<M extends {text: string}>(
 ): Promise<FsResult<WritePlan<M>>> {
   const existing = await readExisting(resolved);
   if (!existing.ok) return existing;
+  const writable = await checkWritable(resolved, existing.value);
+  if (!writable.ok) return writable;
   let oldText: string | null = null;
   if (existing.value) {
     const fresh = checkFresh(ctx.ledger, resolved, existing.value.bytes);
@@ -76,10 +79,12 @@ export async function planFileWrite<M extends {text: string}>(
   return {ok: true, value: {resolved, existing: existing.value, oldText, newText, made: made.value}};
 }
 
-export function previewOf(verb: string, plan: WritePlan<{text: string}>): ToolPreview {
+export function previewOf(verb: string, plan: WritePlan<{text: string}>, root: string): ToolPreview {
+  const protectedDir = vcsDirOf(root, plan.resolved);
   return {
     title: `${verb} ${plan.resolved.display}`,
     outside: plan.resolved.outside,
+    ...(protectedDir ? {protectedDir} : {}),
     file: {path: plan.resolved.display, oldText: plan.oldText, newText: plan.newText},
     editable: plan.newText,
   };
@@ -144,9 +149,10 @@ export function createWriteTool(options: FileToolOptions = {}) {
     schema,
     keyArg: args => args.path,
     isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
+    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
     preview: async (args, ctx) => {
       const planned = await plan(args, args.content, ctx, true);
-      return planned.ok ? previewOf('write', planned.value) : errorResult(planned.error);
+      return planned.ok ? previewOf('write', planned.value, ctx.root) : errorResult(planned.error);
     },
     run: async (args, ctx) => commit(await plan(args, args.content, ctx, true), ctx, false),
     // The person's text is taken as they left it in the editor, byte for byte.

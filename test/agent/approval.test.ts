@@ -53,7 +53,50 @@ describe('judgeCall', () => {
     }
   });
 
+  test('a write into a version-control directory asks in every mode, "always" and yolo included; plan refuses it', () => {
+    for (const mode of APPROVAL_MODES) {
+      for (const alwaysAllowed of [false, true]) {
+        const verdict = judgeCall({kind: 'write', mode, outside: false, protectedPath: true, alwaysAllowed, canAsk: true});
+        expect(verdict).toBe(mode === 'plan' ? 'refuse' : 'ask');
+      }
+    }
+  });
+
+  test('with nobody to ask, a protected write runs only in yolo; reads and commands are not affected', () => {
+    const verdicts = APPROVAL_MODES.map(mode => judgeCall({kind: 'write', mode, outside: false, protectedPath: true, alwaysAllowed: true, canAsk: false}));
+    expect(verdicts).toEqual(['refuse', 'refuse', 'run', 'refuse']);
+    for (const mode of APPROVAL_MODES) {
+      for (const kind of ['read', 'exec'] as const) {
+        expect(judgeCall({kind, mode, outside: false, protectedPath: true, alwaysAllowed: false, canAsk: true})).toBe(judge(kind, mode));
+      }
+    }
+    // Outside the workspace the stricter rule wins: print mode refuses it even in yolo.
+    expect(judgeCall({kind: 'write', mode: 'yolo', outside: true, protectedPath: true, alwaysAllowed: false, canAsk: false})).toBe('refuse');
+  });
+
   test('nextMode cycles through every mode', () => {
     expect(APPROVAL_MODES.map(nextMode)).toEqual(['auto-edit', 'yolo', 'plan', 'ask']);
+  });
+
+  test('a deny rule refuses in every mode, yolo included; an ask rule asks even in yolo', () => {
+    for (const mode of APPROVAL_MODES) {
+      expect(judgeCall({kind: 'exec', mode, outside: false, alwaysAllowed: true, canAsk: true, rule: 'deny'})).toBe('refuse');
+      expect(judgeCall({kind: 'read', mode, outside: false, alwaysAllowed: false, canAsk: true, rule: 'deny'})).toBe('refuse');
+    }
+    expect(judgeCall({kind: 'exec', mode: 'yolo', outside: false, alwaysAllowed: false, canAsk: true, rule: 'ask'})).toBe('ask');
+    expect(judgeCall({kind: 'exec', mode: 'yolo', outside: false, alwaysAllowed: false, canAsk: false, rule: 'ask'})).toBe('refuse');
+  });
+
+  test('an allow rule runs the call in ask mode, but not a write outside, and not in plan mode', () => {
+    expect(judgeCall({kind: 'exec', mode: 'ask', outside: false, alwaysAllowed: false, canAsk: false, rule: 'allow'})).toBe('run');
+    expect(judgeCall({kind: 'write', mode: 'ask', outside: true, alwaysAllowed: false, canAsk: true, rule: 'allow'})).toBe('ask');
+    expect(judgeCall({kind: 'exec', mode: 'plan', outside: false, alwaysAllowed: false, canAsk: true, rule: 'allow'})).toBe('refuse');
+  });
+
+  test('auto-edit runs sandboxed commands without asking; unsandboxed ones still ask', () => {
+    const call = {kind: 'exec' as const, outside: false, alwaysAllowed: false, canAsk: false};
+    expect(judgeCall({...call, mode: 'auto-edit', sandboxed: true})).toBe('run');
+    expect(judgeCall({...call, mode: 'auto-edit', sandboxed: false})).toBe('refuse');
+    expect(judgeCall({...call, mode: 'ask', sandboxed: true})).toBe('refuse');
   });
 });

@@ -6,7 +6,7 @@ import {z} from 'zod';
 import type {ApprovalMode} from '../../source/core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../../source/core/events.js';
 import {runAgent, type RunAgentOptions} from '../../source/agent/loop.js';
-import type {Message} from '../../source/core/messages.js';
+import {toWire, type Message} from '../../source/core/messages.js';
 import {createProvider} from '../../source/agent/provider/client.js';
 import {createToolRegistry, createReadLedger, readTool} from '../../source/tools/index.js';
 import {defineTool, type ToolContext} from '../../source/core/tool.js';
@@ -297,6 +297,51 @@ describe('runAgent', () => {
     expect(ofType(result.events, 'error')).toMatchObject([{code: 'max-rounds', message: expect.stringContaining('3')}]);
     expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'max-rounds'}]);
     expect(result.history.at(-1)?.type).toBe('tool-result');
+  });
+
+  test('the same call three times in a row, print mode: the turn stops with code loop and a valid history', async () => {
+    await writeFile(join(dir, 'a.txt'), 'alpha\n');
+    const same = () => sse.toolCalls([{name: 'read', arguments: {path: 'a.txt'}}, {name: 'read', arguments: {path: 'b.txt'}}]);
+    const result = await run([sse.toolCall('read', {path: 'a.txt'}), sse.toolCall('read', {path: 'a.txt'}), same(), sse.text('unused')], {canAsk: false});
+    expect(result.requests()).toHaveLength(3);
+    expect(ofType(result.events, 'error')).toMatchObject([{code: 'loop', message: expect.stringContaining('read with the same arguments 3 times in a row')}]);
+    expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'error'}]);
+    // Two runs of the call, then the third and the rest of its round answered, not run.
+    const results = ofType(result.events, 'tool-result');
+    expect(results.map(event => event.isError)).toEqual([false, false, true, true]);
+    expect(results.at(-1)!.content).toContain('same call was made again and again');
+    expectValidWire(result.history.map(toWire) as RecordedBody['messages']);
+  });
+
+  test('the same call three times in a row, with a person: asked once; yes goes on, no stops', async () => {
+    const loopCalls = () => [sse.toolCall('note', {text: 'x'}), sse.toolCall('note', {text: 'x'}), sse.toolCall('note', {text: 'x'})];
+    const goOn = await run([...loopCalls(), sse.text('done')], {modeValue: 'yolo'});
+    const questions = goOn.asked.filter(request => request.loop);
+    expect(questions).toMatchObject([{name: 'note', loop: {repeats: 3}, preview: {title: 'note {"text":"x"}'}}]);
+    expect(goOn.ran).toEqual(['x', 'x', 'x']);
+    expect(ofType(goOn.events, 'turn-end')).toMatchObject([{reason: 'completed'}]);
+    await server?.close();
+
+    const stop = await run([...loopCalls(), sse.text('unused')], {modeValue: 'yolo', approve: request => (request.loop ? {kind: 'no'} : {kind: 'yes'})});
+    expect(stop.ran).toEqual(['x', 'x']);
+    expect(ofType(stop.events, 'error')).toMatchObject([{code: 'loop'}]);
+    expect(ofType(stop.events, 'turn-end')).toMatchObject([{reason: 'error'}]);
+    expect(stop.requests()).toHaveLength(3);
+    expect(stop.history.at(-1)).toMatchObject({type: 'tool-result', isError: true});
+  });
+
+  test('different arguments, or another call in between, are not a loop', async () => {
+    const script = [
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.toolCall('read', {path: 'b.txt'}),
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.toolCall('read', {path: 'a.txt'}),
+      sse.text('done'),
+    ];
+    const result = await run(script, {canAsk: false});
+    expect(ofType(result.events, 'error')).toEqual([]);
+    expect(ofType(result.events, 'turn-end')).toMatchObject([{reason: 'completed'}]);
   });
 
   test('print mode (canAsk false): writes are refused with a message, reads run', async () => {

@@ -42,10 +42,19 @@ const bashRequest: ApprovalRequest = {
 
 const noEditor = async (): Promise<EditorResult> => ({ok: false, error: {code: 'no-editor', message: 'No editor found.'}});
 
-/** Renders the prompt and collects its decisions. */
-function setup(request: ApprovalRequest, onEdit: (text: string, suffix: string) => Promise<EditorResult> = noEditor, size = {rows: 30, columns: 100}) {
+/**
+ * Renders the prompt and collects its decisions. Without a clock the typed-ahead grace is off, so
+ * tests about other keys need no waiting; the grace tests pass a clock they move by hand.
+ */
+function setup(
+  request: ApprovalRequest,
+  onEdit: (text: string, suffix: string) => Promise<EditorResult> = noEditor,
+  size = {rows: 30, columns: 100},
+  clock?: {time: number},
+) {
   const decisions: Decision[] = [];
-  const view = render(<ApprovalPrompt request={request} rows={size.rows} columns={size.columns} onDecision={(decision) => decisions.push(decision)} onEdit={onEdit} />);
+  const timing = clock ? {now: () => clock.time} : {graceMs: 0};
+  const view = render(<ApprovalPrompt request={request} rows={size.rows} columns={size.columns} onDecision={(decision) => decisions.push(decision)} onEdit={onEdit} {...timing} />);
   const plain = () => stripAnsi(view.lastFrame() ?? '');
   const decided = () => waitFor(() => decisions.length > 0, plain);
   return {...view, decisions, plain, decided};
@@ -84,6 +93,47 @@ describe('ApprovalPrompt', () => {
     stdin.write('a');
     await decided();
     expect(decisions).toEqual([{kind: 'always'}]);
+  });
+
+  test('a with rules shows the exact rules, then s keeps them for the session and p saves them for the project', async () => {
+    const request = {...bashRequest, rules: ['bash(npm test -- --run)']};
+    const session = setup(request);
+    session.stdin.write('a');
+    await waitFor(() => session.plain().includes('Always allow bash(npm test -- --run)?'), session.plain);
+    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json) · esc back');
+    expect(session.decisions).toEqual([]);
+    session.stdin.write('s');
+    await session.decided();
+    expect(session.decisions).toEqual([{kind: 'always', rules: ['bash(npm test -- --run)'], scope: 'session'}]);
+    cleanup();
+    const project = setup(request);
+    project.stdin.write('a');
+    await waitFor(() => project.plain().includes('Always allow'), project.plain);
+    project.stdin.write('p');
+    await project.decided();
+    expect(project.decisions).toEqual([{kind: 'always', rules: ['bash(npm test -- --run)'], scope: 'project'}]);
+  });
+
+  test('a with no rule that fits says so and waits; Esc from the scope goes back', async () => {
+    const none = setup({...bashRequest, rules: []});
+    none.stdin.write('a');
+    await waitFor(() => none.plain().includes('No rule can cover this command'), none.plain);
+    expect(none.decisions).toEqual([]);
+    cleanup();
+    const back = setup({...bashRequest, rules: ['bash(ls)']});
+    back.stdin.write('a');
+    await waitFor(() => back.plain().includes('Always allow'), back.plain);
+    back.stdin.write('\u001B');
+    await waitFor(() => back.plain().includes('Allow bash?'), back.plain);
+    expect(back.decisions).toEqual([]);
+  });
+
+  test('the prompt says whether the command runs in the sandbox or outside it', () => {
+    const inside = setup({...bashRequest, sandboxed: true});
+    expect(inside.plain()).toContain('runs in the sandbox');
+    cleanup();
+    const outside = setup({...bashRequest, unsandboxed: true});
+    expect(outside.plain()).toContain('⚠ it failed in the sandbox; this runs it again outside the sandbox');
   });
 
   test('Esc denies', async () => {
@@ -247,6 +297,12 @@ describe('ApprovalPrompt', () => {
     expect(plain()).not.toContain('h hunks');
   });
 
+  test('a write into .git says so, and the prompt still fits its rows', () => {
+    const {plain} = setup(editRequest({title: 'edit .git/config', protectedDir: '.git'}), noEditor, {rows: 12, columns: 80});
+    expect(plain()).toContain('⚠ inside .git/: version-control state (always asks)');
+    expect(plain().split('\n').length).toBeLessThanOrEqual(12);
+  });
+
   test('a long diff fits the rows given and scrolls with a marker', async () => {
     const request = editRequest({file: {path: 'big.txt', oldText: null, newText: numbered(200)}, editable: numbered(200)});
     const {plain, stdin} = setup(request, noEditor, {rows: 15, columns: 80});
@@ -282,12 +338,124 @@ describe('ApprovalPrompt', () => {
 
   test('inactive: keys are ignored', async () => {
     const decisions: Decision[] = [];
-    const {stdin, rerender, lastFrame} = render(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive={false} />);
+    const {stdin, rerender, lastFrame} = render(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive={false} graceMs={0} />);
     stdin.write('y');
-    rerender(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive />);
+    rerender(<ApprovalPrompt request={bashRequest} rows={20} columns={80} onDecision={(d) => decisions.push(d)} onEdit={noEditor} isActive graceMs={0} />);
     stdin.write('n');
     // The 'y' typed while inactive did nothing: the prompt is still undecided, now asking why.
     await waitFor(() => stripAnsi(lastFrame()!).includes('Why not?'), () => lastFrame()!);
     expect(decisions).toEqual([]);
+  });
+
+  test('invisible characters in a command, a path or a diff are shown as markers, never passed through', () => {
+    // The override would make `txt.sh` read as `hs.txt`; the zero-width space hides inside `rm`.
+    const command = 'cat notes\u202Etxt.sh; r\u200Bm -rf \u2066build\u2069';
+    const bash = setup({...bashRequest, preview: {title: `bash ${command}`, outside: false, command: {command, cwd: '/w'}, editable: command}});
+    expect(bash.plain()).toContain('$ cat notes<U+202E>txt.sh; r<U+200B>m -rf <U+2066>build<U+2069>');
+    expect(bash.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+    cleanup();
+    const path = 'src/a\u200Db.ts';
+    const edit = setup(editRequest({title: `edit ${path}`, file: {path, oldText: 'let a = 1;\n', newText: 'let a = 1;\u2067 // ok\u2069\n'}}));
+    expect(edit.plain()).toContain('edit src/a<U+200D>b.ts');
+    expect(edit.plain()).toContain('+ let a = 1;<U+2067> // ok<U+2069>');
+    expect(edit.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+    cleanup();
+    const json = JSON.stringify({query: 'drop\u202Eelbat'}, null, 2);
+    const mcp = setup({id: 'call-9', name: 'mcp__db__run', args: {}, preview: {title: 'db · ru\u200Bn', outside: false, json}});
+    expect(mcp.plain()).toContain('db · ru<U+200B>n');
+    expect(mcp.plain()).toContain('"query": "drop<U+202E>elbat"');
+    expect(mcp.lastFrame()).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/);
+  });
+
+  describe('keys typed ahead', () => {
+    test('a key within the grace after the prompt is drawn decides nothing, and the prompt says so', async () => {
+      const clock = {time: 1_000};
+      const {stdin, decisions, plain, decided} = setup(bashRequest, noEditor, undefined, clock);
+      clock.time += 150;
+      stdin.write('y');
+      await waitFor(() => plain().includes('Ignored 1 key typed before this prompt was ready'), plain);
+      expect(decisions).toEqual([]);
+      // Quiet for the whole grace since the ignored key: now a key counts.
+      clock.time += 300;
+      stdin.write('y');
+      await decided();
+      expect(decisions).toEqual([{kind: 'yes'}]);
+    });
+
+    test('single keys 150 ms apart never answer: each early key restarts the wait', async () => {
+      const clock = {time: 0};
+      const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
+      for (const key of ['y', 'a', 'y', 'y', 'a', 'y', 'n', 'y']) {
+        clock.time += 150;
+        stdin.write(key);
+        await new Promise(resolve => setImmediate(resolve));
+      }
+      await waitFor(() => plain().includes('Ignored 8 keys'), plain);
+      expect(decisions).toEqual([]);
+      expect(plain()).toContain('Allow bash?');
+      expect(plain()).not.toContain('Why not?');
+    });
+
+    test('keys buffered before the prompt, arriving in its first read, decide nothing', async () => {
+      const clock = {time: 0};
+      const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
+      stdin.write('a');
+      await waitFor(() => plain().includes('Ignored 1 key'), plain);
+      expect(decisions).toEqual([]);
+    });
+
+    test('the key hints appear once keys count', async () => {
+      const clock = {time: 0};
+      const {plain} = setup(bashRequest, noEditor, undefined, clock);
+      expect(plain()).toContain('Allow bash?');
+      expect(plain()).not.toContain('y yes');
+      clock.time = 300;
+      await waitFor(() => plain().includes('y yes · a always'), plain);
+    });
+  });
+
+  describe('the loop question', () => {
+    const loopRequest: ApprovalRequest = {
+      id: 'call-7:loop',
+      name: 'read',
+      args: '{"path":"notes.txt"}',
+      preview: {title: 'read {"path":"notes.txt"}', outside: false},
+      loop: {repeats: 3},
+    };
+
+    test('says what repeats and offers go on or stop; y goes on', async () => {
+      const {stdin, decisions, decided, plain} = setup(loopRequest);
+      expect(plain()).toContain('The model made the same call 3 times in a row; it may be stuck.');
+      expect(plain()).toContain('read {"path":"notes.txt"}');
+      expect(plain()).toContain('Go on? y go on · n stop the turn · esc stop');
+      expect(plain()).not.toContain('a always');
+      stdin.write('a');
+      stdin.write('y');
+      await decided();
+      expect(decisions).toEqual([{kind: 'yes'}]);
+    });
+
+    test('n and Esc stop the turn', async () => {
+      for (const key of ['n', '\u001B']) {
+        const {stdin, decisions, decided} = setup(loopRequest);
+        stdin.write(key);
+        await decided();
+        expect(decisions).toEqual([{kind: 'no'}]);
+        cleanup();
+      }
+    });
+
+    test('keys typed ahead do not answer it either', async () => {
+      const clock = {time: 0};
+      const {stdin, decisions, plain, decided} = setup(loopRequest, noEditor, undefined, clock);
+      clock.time = 100;
+      stdin.write('y');
+      await waitFor(() => plain().includes('Ignored 1 key typed before this question was ready'), plain);
+      expect(decisions).toEqual([]);
+      clock.time = 400;
+      stdin.write('n');
+      await decided();
+      expect(decisions).toEqual([{kind: 'no'}]);
+    });
   });
 });

@@ -3,7 +3,8 @@ import {useState} from 'react';
 import {expect, test} from 'vitest';
 import {PromptInput, slashMatches} from '../../source/components/PromptInput.js';
 import type {SlashItem} from '../../source/components/SlashMenu.js';
-import {keys, plain, waitFor} from './helpers.js';
+import {keys, plain} from './helpers.js';
+import {waitFor} from '../support/wait-for.js';
 
 const commands: SlashItem[] = [
   {name: 'help', description: 'commands and keys'},

@@ -6,7 +6,8 @@ import type {WorkspaceChange} from '../../source/agent/session/snapshots.js';
 import {SessionPicker} from '../../source/components/SessionPicker.js';
 import {UndoConfirm} from '../../source/components/UndoConfirm.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
-import {keys, plain, waitFor} from './helpers.js';
+import {keys, plain} from './helpers.js';
+import {waitFor} from '../support/wait-for.js';
 
 const session = (id: string, firstPrompt: string, turns: number, updated: number): SessionSummary => ({
   id,

@@ -6,7 +6,8 @@ import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Transcript} from '../../source/components/Transcript.js';
 import {MarkdownContext, type RenderMarkdown} from '../../source/components/Markdown.js';
 import {renderMarkdown} from '../../source/components/markdown-render.js';
-import {plain, waitFor} from './helpers.js';
+import {plain} from './helpers.js';
+import {waitFor} from '../support/wait-for.js';
 
 const fold = (events: AgentEvent[], state: UiState = initialState({model: 'm', mode: 'ask'})) => events.reduce(reduce, state);
 

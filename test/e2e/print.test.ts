@@ -143,7 +143,10 @@ describe('nib -p', () => {
 
   test('60 tool rounds: stops at the cap of 50 with the reason on stderr', async () => {
     await writeFile(join(sandbox.workspace, 'a.txt'), 'a\n');
-    const result = await nib((_request, index) => (index < 60 ? sse.toolCall('read', {path: 'a.txt'}) : sse.text('done')), [
+    await writeFile(join(sandbox.workspace, 'b.txt'), 'b\n');
+    // Alternating files: the same call again and again would be stopped earlier, as a loop.
+    const path = (index: number) => (index % 2 === 0 ? 'a.txt' : 'b.txt');
+    const result = await nib((_request, index) => (index < 60 ? sse.toolCall('read', {path: path(index)}) : sse.text('done')), [
       '-p',
       'loop',
     ]);
@@ -224,10 +227,11 @@ describe('nib -p', () => {
   });
 
   test('a command that prints the API key: the key is masked before the model, events or logs see it', async () => {
-    // The key is not in a command's environment, but nib's own is one /proc read away.
+    // The key is not in a command's environment, but without the sandbox's pid namespace nib's
+    // own is one /proc read away.
     const result = await nib(
       [sse.toolCall('bash', {command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI_API_KEY"}, {id: 'env'}), sse.text('done')],
-      ['-p', 'go', '--approval-mode', 'yolo', '--output-format', 'json'],
+      ['-p', 'go', '--approval-mode', 'yolo', '--sandbox', 'off', '--output-format', 'json'],
     );
     expect(result.code).toBe(0);
     const tool = server!.requests[1]!.body.messages.at(-1)!;

@@ -91,8 +91,8 @@ describe('tools through nib -p', () => {
       'yolo',
     );
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/✗ exit 3 · [\d.]+ s\n/);
-    expect(result.stderr).toMatch(/✗ timeout · [\d.]+ s\n/);
+    expect(result.stderr).toMatch(/✗ exit 3 · [\d.]+ s · sandboxed\n/);
+    expect(result.stderr).toMatch(/✗ timeout · [\d.]+ s · sandboxed\n/);
     expect(result.stderr).not.toContain('✗ all good so far');
   });
 

@@ -27,6 +27,8 @@ export type TerminalOptions = {
   readonly env: Readonly<Record<string, string>>;
   readonly width?: number;
   readonly height?: number;
+  /** Lines of scrollback the pane keeps (tmux's default is 2,000). */
+  readonly historyLimit?: number;
 };
 
 export type Terminal = {
@@ -46,6 +48,10 @@ export type Terminal = {
    * sent the instant a prompt appears can land before anyone listens.
    */
   readonly press: (key: string, check: () => Promise<boolean>, unchanged: (screen: string) => boolean) => Promise<void>;
+  /** The whole scrollback and screen, wrapped rows joined (`capture-pane -J -S -`). */
+  readonly history: () => Promise<string>;
+  /** Any other tmux command for the pane (`-t` is added), e.g. `resize-window -x 80`. */
+  readonly tmux: (command: string, ...args: string[]) => Promise<string>;
   /** A tmux format for the pane, e.g. `#{cursor_flag}` or `#{pane_dead}`. */
   readonly query: (format: string) => Promise<string>;
   readonly close: () => Promise<void>;
@@ -64,7 +70,10 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
   const socket = `nib-test-${randomBytes(6).toString('hex')}`;
   const target = 'nib';
   const env = Object.entries(options.env).map(([key, value]) => `${key}=${value}`);
+  // history-limit applies to panes created after it is set, so it goes first in the same server.
+  const history = options.historyLimit ? ['set-option', '-g', 'history-limit', String(options.historyLimit), ';'] : [];
   await tmux(socket, [
+    'start-server', ';', ...history,
     'new-session', '-d', '-s', target,
     '-x', String(options.width ?? 100), '-y', String(options.height ?? 30),
     '-c', options.cwd,
@@ -106,6 +115,8 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
         console.warn(`tmux: key ${key} was not taken, sending it again (attempt ${attempt + 1})`);
       }
     },
+    history: () => tmux(socket, ['capture-pane', '-p', '-J', '-S', '-', '-t', target]),
+    tmux: (command, ...args) => tmux(socket, [command, '-t', target, ...args]),
     query: async (format) => (await tmux(socket, ['display-message', '-p', '-t', target, format])).trim(),
     close: async () => {
       await tmux(socket, ['kill-server']).catch(() => {

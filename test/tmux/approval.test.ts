@@ -36,7 +36,8 @@ describe('approval in a real terminal', () => {
   test('approve a write: the diff is on screen in red and green, y writes the file', async () => {
     const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term} = session;
-    const screen = await term.waitForText('Allow write?', {colors: true});
+    await term.waitForText('Allow write? y yes');
+    const screen = await term.capture({colors: true});
     const lines = screen.split('\n');
     const removed = lines.find((line) => line.replace(/\u001B\[[0-9;]*m/g, '').includes('- line 3'));
     const added = lines.find((line) => line.replace(/\u001B\[[0-9;]*m/g, '').includes('+ line three'));
@@ -52,7 +53,7 @@ describe('approval in a real terminal', () => {
   test('deny with a reason: the file is unchanged and the reason reaches the model', async () => {
     const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term, server} = session;
-    await term.waitForText('Allow write?');
+    await term.waitForText('Allow write? y yes');
     await term.press('n', async () => (await term.capture()).includes('Why not?'), (now) => now.includes('Allow write?'));
     await term.type('keep the numbers as digits');
     await term.waitForText('keep the numbers as digits');
@@ -71,7 +72,7 @@ describe('approval in a real terminal', () => {
       env: {EDITOR: join(scripts, 'editor.sh'), VISUAL: ''},
     });
     const {term, server} = session;
-    await term.waitForText('Allow write?');
+    await term.waitForText('Allow write? y yes');
     const edited = async () => (await session.read('new.txt').catch(() => '')) !== '';
     await term.press('e', edited, (now) => now.includes('Allow write?'));
     await session.waitForFile('new.txt', (text) => !text.startsWith('<'));
@@ -84,7 +85,7 @@ describe('approval in a real terminal', () => {
   test('hunk mode: accepting 1 of 2 hunks writes exactly that hunk', async () => {
     const session = await start({script: readThenWrite(NEW), files: {'notes.txt': OLD}, args: ['tidy the notes']});
     const {term, server} = session;
-    await term.waitForText('Allow write?');
+    await term.waitForText('Allow write? y yes');
     await term.press('h', async () => (await term.capture()).includes('hunk 1 of 2'), (now) => now.includes('Allow write?'));
     await term.send('n');
     await term.waitForText('hunk 2 of 2');
@@ -93,5 +94,35 @@ describe('approval in a real terminal', () => {
     await session.waitForFile('notes.txt', (text) => text === expected);
     await server.waitForRequests(3);
     expect(JSON.stringify(server.requests[2]!.body.messages)).toContain('hunk 1 of 2');
+  });
+
+  test('keys typed ahead, 150 ms apart while the call arrives, approve nothing', async () => {
+    // The call arrives about a second into the typing, as when a person keeps typing the next request.
+    const script = async (_request: unknown, index: number) => {
+      if (index > 0) return sse.text('Done writing.');
+      await new Promise(resolve => setTimeout(resolve, 1000));
+      return sse.toolCall('write', {path: 'new.txt', content: 'from the model\n'});
+    };
+    const session = await start({script, args: ['make new.txt']});
+    const {term} = session;
+    await term.waitForText('make new.txt');
+    // Keys on a fixed schedule (each send takes time itself; a send that runs late is not
+    // followed by a longer pause), so the gaps stay near 150 ms on a loaded machine too.
+    const started = Date.now();
+    for (let key = 0; key < 20; key++) {
+      const wait = started + key * 150 - Date.now();
+      if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait));
+      await term.type(key % 5 === 4 ? 'a' : 'y');
+    }
+    const screen = await term.waitForText(/Ignored \d+ keys typed before this prompt was ready/);
+    expect(screen).toContain('Allow write?');
+    await expect(session.read('new.txt')).rejects.toThrow();
+    // A key pressed after a pause, at the prompt, is an answer.
+    await term.waitForText('Allow write? y yes');
+    await term.send('n');
+    await term.waitForText('Why not?');
+    await term.send('Enter');
+    await term.waitForText('Done writing.');
+    await expect(session.read('new.txt')).rejects.toThrow();
   });
 });

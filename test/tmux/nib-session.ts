@@ -6,7 +6,7 @@ import {spawnSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
 import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
@@ -36,6 +36,7 @@ export type NibOptions = {
   readonly height?: number;
   /** The loopback server answers like this kind of server (its window, its refusals). */
   readonly persona?: Persona;
+  readonly historyLimit?: number;
 };
 
 /** The tests drive the bundle, as a person would: build it once if it is missing. */
@@ -49,7 +50,10 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
   const home = await mkdtemp(join(tmpdir(), 'nib-tmux-home-'));
   const workspace = join(home, 'project');
   await mkdir(workspace);
-  for (const [path, content] of Object.entries(options.files ?? {})) await writeFile(join(workspace, path), content);
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    await mkdir(dirname(join(workspace, path)), {recursive: true});
+    await writeFile(join(workspace, path), content);
+  }
   const server = await startOpenAiServer(options.script, options.persona ? {persona: options.persona} : {});
   const env = {
     HOME: home,
@@ -67,7 +71,7 @@ export async function startNib(options: NibOptions): Promise<NibSession> {
   };
   const nib = [process.execPath, CLI, ...(options.args ?? [])];
   const command = options.shell ? ['/bin/sh', '-c', options.shell, 'sh', ...nib] : nib;
-  const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30});
+  const term = await startTerminal({command, cwd: workspace, env, width: options.width ?? 100, height: options.height ?? 30, ...(options.historyLimit ? {historyLimit: options.historyLimit} : {})});
   return {
     term,
     server,

@@ -98,9 +98,38 @@ describe('bash', () => {
       },
     });
     const result = await bashTool.run({command: `echo ready; sleep ${marker}`}, ctx, controller.signal);
-    expect(result.content).toBe('ready\n\n[Interrupted by the person: the command and every process it started were killed.]');
+    // bash execs the last command of its script, so the sleep is the only process left to end.
+    expect(result.content).toMatch(new RegExp(`^ready\\n\\n\\[Interrupted by the person: ended 1 process: sleep ${marker} \\(pid \\d+\\)\\.\\]$`));
     expect(chunks.join('')).toBe('ready\n');
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
+  test('a timeout ends processes that left the group (setsid, nohup, a double fork) and names them', async () => {
+    const root = await tempDir();
+    const marker = `${50_000 + Math.floor(Math.random() * 9_000)}`;
+    const command = `setsid sleep ${marker}1 & nohup sleep ${marker}2 >/dev/null 2>&1 & (setsid sh -c 'sleep ${marker}3 & :' &) ; sleep ${marker}4`;
+    try {
+      const result = await createBashTool({killGraceMs: 500}).run({command, timeout: 1}, contextFor(root), never);
+      expect(result.content).toMatch(/\[Timed out after 1\.0 s: ended [45] processes: /);
+      for (const n of [1, 2, 3, 4]) expect(result.content).toContain(`sleep ${marker}${n} (pid `);
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  test('an abort ends a setsid child too', async () => {
+    const root = await tempDir();
+    const marker = `${40_000 + Math.floor(Math.random() * 9_000)}`;
+    const controller = new AbortController();
+    const ctx = contextFor(root, {onOutput: chunk => chunk.includes('ready') && controller.abort()});
+    try {
+      const result = await bashTool.run({command: `setsid sleep ${marker} & echo ready; wait`}, ctx, controller.signal);
+      expect(result.content).toContain(`sleep ${marker} (pid `);
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    } finally {
+      for (const {pid} of processesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   test('an already aborted call does not start the command', async () => {
@@ -112,7 +141,7 @@ describe('bash', () => {
     expect(await readdir(root)).toEqual([]);
   });
 
-  test('50 MB of output: a bounded result, tail intact, full output in a temp file, in under 3 s', async () => {
+  test('50 MB of output: a bounded result, tail intact, and a spill file bounded to its first 16 MiB and last 4 MiB, in under 3 s', async () => {
     const root = await tempDir();
     const started = Date.now();
     const tool = createBashTool({spillDir: root});
@@ -125,14 +154,18 @@ describe('bash', () => {
     // Assertions on pieces: a failure must not print 40 KiB of "a".
     expect(result.content.length).toBeLessThan(40 * 1024);
     expect(result.content.startsWith('a'.repeat(8192) + '\n[…')).toBe(true);
-    const marker = /\[… [\d,]+ bytes of output dropped; the full output is in \S+\.log …\]/.exec(result.content)?.[0];
+    const marker = /\[… [\d,]+ bytes of output dropped; the first 16 MiB and last 4 MiB are in \S+\.log …\]/.exec(result.content)?.[0];
     expect(marker).toMatch(/^\[… 49,967,241 bytes of output dropped/);
     expect(result.content.slice(-60)).toMatch(/a\nTHE-END\n\n\[Exit code 0 after \d+\.\d s\.\]$/);
-    const spill = /the full output is in (\S+\.log)/.exec(result.content)![1]!;
+    const spill = /are in (\S+\.log)/.exec(result.content)![1]!;
     expect(path.dirname(spill)).toBe(root);
     const full = await readFile(spill);
-    expect(full.length).toBe(50_000_009);
-    expect(full.subarray(-9).toString()).toBe('\nTHE-END\n');
+    expect(full.length).toBeLessThanOrEqual(16 * 1024 * 1024 + 200);
+    expect(full.subarray(0, 16 * 1024 * 1024).equals(Buffer.alloc(16 * 1024 * 1024, 'a'))).toBe(true);
+    // The last 4 MiB start inside the long line of "a": the tail begins at the next whole line.
+    expect(full.subarray(16 * 1024 * 1024).toString()).toBe(
+      "\n[… 33,222,785 bytes dropped here: nib keeps the first 16 MiB and the last 4 MiB of a command's output …]\nTHE-END\n",
+    );
   });
 
   test('an unwritable spill directory does not hang the call: head and tail, and why nothing was saved', {timeout: 20_000}, async () => {
@@ -159,6 +192,7 @@ describe('bash', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.content).toContain('started\n\n[Exit code 0');
     expect(result.content).toContain('A background process is still running');
+    expect(result.content).toMatch(new RegExp(`Still running in the background: 1 process: sleep ${marker} \\(pid \\d+\\); nib ends them when it exits\\.`));
     // Also proves the process-table check used above can see a live sleep.
     const survivors = processesWith(`sleep ${marker}`);
     expect(survivors).toHaveLength(1);

@@ -70,4 +70,28 @@ describe('OutputKeeper', () => {
     await keeper.close();
     expect(keeper.render()).toMatch(/^abc\n\[… 11 bytes of output dropped; the full output is in .* …\]\nxyz$/);
   });
+
+  test('the spill file keeps its own head and tail, from a line start, with a marker of what it dropped', async () => {
+    const keeper = new OutputKeeper(4, 4, await tempDir(), text => text, {head: 12, tail: 10});
+    const lines = Array.from({length: 100}, (_, i) => `line ${i}`).join('\n') + '\n';
+    const bytes = Buffer.from(lines);
+    for (let at = 0; at < bytes.length; at += 5) keeper.push(bytes.subarray(at, at + 5));
+    await keeper.close();
+    const spilled = await readFile(keeper.spillPath!, 'utf8');
+    // The head is the first 12 bytes, "line 0\nline "; the last 10 are "8\nline 99\n", whose
+    // broken first line is dropped too.
+    const dropped = bytes.length - 12 - 'line 99\n'.length;
+    expect(spilled).toBe(
+      `line 0\nline \n[… ${dropped} bytes dropped here: nib keeps the first 12 B and the last 10 B of a command's output …]\nline 99\n`,
+    );
+    expect(keeper.render()).toMatch(/; the first 12 B and last 10 B are in .*nib-bash-\d+-[0-9a-f]+\.log …\]/);
+  });
+
+  test('a spill within both limits is whole and says "full output"', async () => {
+    const keeper = new OutputKeeper(4, 4, await tempDir(), text => text, {head: 12, tail: 10});
+    keeper.push(Buffer.from('0123456789abcdefghij'));
+    await keeper.close();
+    expect(await readFile(keeper.spillPath!, 'utf8')).toBe('0123456789abcdefghij');
+    expect(keeper.render()).toContain('; the full output is in ');
+  });
 });

@@ -1,5 +1,5 @@
 import {describe, expect, test} from 'vitest';
-import {createToolRegistry, createReadLedger, defaultTools, parseArgs, readTool} from '../../source/tools/index.js';
+import {createToolRegistry, createReadLedger, defaultTools, nestingDepth, parseArgs, readTool} from '../../source/tools/index.js';
 
 describe('tool registry', () => {
   test('definitions carry JSON Schema generated from zod, without $schema', () => {
@@ -80,6 +80,20 @@ describe('tool registry', () => {
     expect(parseArgs(readTool, '{"path":"a","offset":2}')).toEqual({ok: true, value: {path: 'a', offset: 2}});
     const empty = parseArgs(readTool, '');
     expect(empty.ok === false && empty.error).toContain('path: required');
+  });
+
+  test('parseArgs refuses nesting past the limit before any recursive walk, whatever the shape', () => {
+    const arrays = `{"path": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    const objects = `{"path": ${'{"x":'.repeat(50_000)}1${'}'.repeat(50_000)}}`;
+    for (const raw of [arrays, objects]) {
+      const result = parseArgs(readTool, raw);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error).toContain('nested more than 64 levels deep');
+    }
+    // Brackets inside strings are text, not nesting.
+    expect(parseArgs(readTool, JSON.stringify({path: '['.repeat(500)}))).toMatchObject({ok: true});
+    expect(nestingDepth('{"a": "\\"}', 64)).toBe(1);
+    expect(nestingDepth('{"a": [[{"b": "]]]"}]]}', 64)).toBe(4);
   });
 
   test('each session has its own read tracker', () => {

@@ -1,6 +1,7 @@
 import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
+import {protectedDirOf} from '../../source/tools/fs/guards.js';
 import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/fs/workspace.js';
 import {useTempDirs} from './helpers.js';
 
@@ -37,6 +38,32 @@ describe('workspace confinement', () => {
     await writeFile(path.join(root, 'target'), 't');
     await symlink('target', path.join(root, 'link'));
     expect(await resolvePath(root, 'link')).toMatchObject({outside: false, real: path.join(root, 'target')});
+  });
+});
+
+describe('protectedDirOf', () => {
+  test('paths in or at a version-control directory, by name, case or symlink; other paths are not', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, '.git', 'hooks'), {recursive: true});
+    await symlink(path.join(root, '.git'), path.join(root, 'innocent'));
+    const cases: Record<string, string | null> = {
+      '.git/config': '.git',
+      '.git': '.git',
+      './src/../.git/hooks/pre-commit': '.git',
+      'vendor/lib/.git/config': '.git',
+      '.GIT/config': '.GIT',
+      'innocent/config': '.git',
+      '.hg/hgrc': '.hg',
+      '.svn/entries': '.svn',
+      '.jj/repo/config.toml': '.jj',
+      '.bzr/branch/branch.conf': '.bzr',
+      'src/git.ts': null,
+      '.github/workflows/ci.yml': null,
+      '.gitignore': null,
+      'docs/.gitkeep': null,
+    };
+    const found = Object.fromEntries(await Promise.all(Object.keys(cases).map(async input => [input, await protectedDirOf(root, input)])));
+    expect(found).toEqual(cases);
   });
 });
 

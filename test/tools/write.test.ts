@@ -1,7 +1,7 @@
 import {chmod, mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {createWriteTool, isPreview, readTool, writeTool} from '../../source/tools/index.js';
+import {createWriteTool, editTool, isPreview, readTool, writeTool} from '../../source/tools/index.js';
 import {contextFor, never, useTempDirs} from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -123,5 +123,61 @@ describe('write', () => {
     const root = await tempDir();
     await mkdir(path.join(root, 'd'));
     expect(await writeTool.run({path: 'd', content: 'x'}, contextFor(root), never)).toMatchObject({code: 'is-directory'});
+  });
+});
+
+// Tests run as root in CI, where access(W_OK) always passes: the no-write-bit rule is what these check.
+describe('write permission', () => {
+  test('a read-only (0444) file is refused by write and edit, before any approval, and keeps its bytes and mode', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'locked.txt');
+    await writeFile(file, 'keep me\n');
+    await chmod(file, 0o444);
+    const ctx = contextFor(root);
+    await readTool.run({path: 'locked.txt'}, ctx, never);
+
+    const preview = await writeTool.preview({path: 'locked.txt', content: 'changed\n'}, ctx);
+    expect(preview).toMatchObject({isError: true, code: 'read-only'});
+    const written = await writeTool.run({path: 'locked.txt', content: 'changed\n'}, ctx, never);
+    expect(written).toMatchObject({isError: true, code: 'read-only'});
+    expect(written.content).toBe(
+      'locked.txt is read-only: you have no write permission on it, so nib will not change it. If it should change, ask the person to make it writable first (chmod u+w).',
+    );
+    const edited = await editTool.run({path: 'locked.txt', old_string: 'keep', new_string: 'lose'}, ctx, never);
+    expect(edited).toMatchObject({isError: true, code: 'read-only'});
+    expect(await editTool.runEdited!({path: 'locked.txt', old_string: 'keep', new_string: 'lose'}, 'x\n', ctx, never)).toMatchObject({
+      code: 'read-only',
+    });
+
+    expect(await readFile(file, 'utf8')).toBe('keep me\n');
+    expect((await stat(file)).mode & 0o777).toBe(0o444);
+    expect(await readdir(root)).toEqual(['locked.txt']);
+  });
+
+  test('a new file in a read-only directory (also a missing subdirectory of it) is refused', async () => {
+    const root = await tempDir();
+    await mkdir(path.join(root, 'sealed'));
+    await chmod(path.join(root, 'sealed'), 0o555);
+    const ctx = contextFor(root);
+    for (const target of ['sealed/new.txt', 'sealed/deeper/new.txt']) {
+      const result = await writeTool.run({path: target, content: 'x\n'}, ctx, never);
+      expect(result).toMatchObject({isError: true, code: 'read-only'});
+      expect(result.content).toBe(
+        `Cannot create ${target}: the directory ${path.join(root, 'sealed')} is not writable, so nib will not add files to it. Ask the person to change its permissions if it should.`,
+      );
+    }
+    await chmod(path.join(root, 'sealed'), 0o755);
+    expect(await readdir(path.join(root, 'sealed'))).toEqual([]);
+  });
+
+  test('a file writable by its owner only (0644, 0600) is still written', async () => {
+    const root = await tempDir();
+    const file = path.join(root, 'mine.txt');
+    await writeFile(file, 'a\n');
+    await chmod(file, 0o600);
+    const ctx = contextFor(root);
+    await readTool.run({path: 'mine.txt'}, ctx, never);
+    expect(await writeTool.run({path: 'mine.txt', content: 'b\n'}, ctx, never)).toMatchObject({isError: false});
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 });

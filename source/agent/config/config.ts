@@ -1,11 +1,14 @@
-import {readFile} from 'node:fs/promises';
 import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
+import {McpServersSchema, type McpServerEntry} from '../mcp/config.js';
 import {nibDir} from './xdg.js';
+import {readJsonFile, schemaProblem} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
+import {HooksSchema, PermissionsSchema, SandboxSchema, type Hooks, type Permissions} from '../guard/schema.js';
+import type {SandboxOptions} from '../guard/sandbox.js';
 
 export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat} from './flags.js';
 
@@ -30,6 +33,12 @@ export type Config = {
   configPath: string;
   /** session logs not written for this many days are deleted at start (0 keeps all). */
   sessionRetentionDays: number;
+  /** MCP servers from the user config file (the workspace's .mcp.json is read by the session). */
+  mcpServers: Record<string, McpServerEntry>;
+  /** `--mcp-config FILE`: more servers for this run. */
+  mcpConfig: string | undefined;
+  /** How long print mode waits for MCP servers before going on without the missing ones. */
+  mcpStartupTimeoutMs: number;
   /**
    * The model's context window in tokens, as the person set it (flag, or the config file with
    * per-model entries applied); null asks the server.
@@ -37,6 +46,13 @@ export type Config = {
   contextWindow: number | null;
   /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
+  /** The command sandbox: --sandbox > the config file > auto, with its network switch and extra hidden paths. */
+  sandbox: SandboxOptions;
+  /** The person's own permission rules and hooks (the project's are read with the workspace). */
+  permissions: Permissions;
+  hooks: Hooks;
+  /** --trust-project: the project's allow rules and hooks count for this run. */
+  trustProject: boolean;
 };
 
 /** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
@@ -54,6 +70,13 @@ export const ConfigFileSchema = z
     contextWindows: z.record(z.string(), z.int().positive()),
     /** Fill fraction that triggers compaction, or false to turn it off. */
     autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
+    /** "auto" | "on" | "off", or {"mode", "network", "hide"}. */
+    sandbox: SandboxSchema,
+    permissions: PermissionsSchema,
+    hooks: HooksSchema,
+    /** MCP servers, in the shape of Claude Code's `.mcp.json`. */
+    mcpServers: McpServersSchema,
+    mcpStartupTimeoutMs: z.int().positive(),
   })
   .partial()
   .strict();
@@ -61,31 +84,17 @@ export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 
 /** Reads and validates the user config file; a missing file is an empty config. */
 export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {ok: true, value: {}};
-    return {ok: false, error: `${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    // V8 quotes the text around some errors ('Unexpected token 's', ..."apiKey": sk-12345"...'):
-    // with an unquoted key that is the key itself, so the quote is dropped.
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/,\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
-    return {ok: false, error: `${path}: not valid JSON (${reason})`};
-  }
-  const parsed = ConfigFileSchema.safeParse(json);
+  const json = await readJsonFile(path);
+  if (!json.ok) return json;
+  if (json.value === undefined) return {ok: true, value: {}};
+  const parsed = ConfigFileSchema.safeParse(json.value);
   if (parsed.success) return {ok: true, value: parsed.data};
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const known = Object.keys(ConfigFileSchema.shape).join(', ');
     return {ok: false, error: `${path}: unknown field "${issue.keys.join('", "')}" (known fields: ${known})`};
   }
-  const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
-  return {ok: false, error: `${path}: ${field}: ${issue.message}`};
+  return {ok: false, error: schemaProblem(path, parsed.error)};
 }
 
 /** flags > env > config file > defaults. Pure apart from reading the config file. */
@@ -129,8 +138,15 @@ export async function resolveConfig(input: {
       prompt: flags.prompt,
       configPath,
       sessionRetentionDays: file.value.sessionRetentionDays ?? 30,
+      mcpServers: file.value.mcpServers ?? {},
+      mcpConfig: flags.mcpConfig,
+      mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
       contextWindow: flags.contextWindow ?? contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
+      sandbox: sandboxOf(flags, file.value),
+      permissions: file.value.permissions ?? {},
+      hooks: file.value.hooks ?? {},
+      trustProject: flags.trustProject,
     },
   };
 }
@@ -163,6 +179,11 @@ export function isLoopback(baseURL: string): boolean {
 
 function contextWindowOf(model: string | undefined, file: ConfigFile): number | null {
   return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? null;
+}
+
+function sandboxOf(flags: Flags, file: ConfigFile): SandboxOptions {
+  const written = typeof file.sandbox === 'string' ? {mode: file.sandbox} : (file.sandbox ?? {});
+  return {setting: flags.sandbox ?? written.mode ?? 'auto', network: written.network ?? false, hide: written.hide ?? []};
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

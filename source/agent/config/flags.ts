@@ -7,6 +7,10 @@ import type {Result} from '../../core/result.js';
 // else: startup time is a feature.
 
 
+/** Kept here rather than imported from guard/sandbox.ts, which loads node:child_process. */
+export const SANDBOX_SETTINGS = ['auto', 'on', 'off'] as const;
+export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
+
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -31,6 +35,12 @@ export type Flags = {
   continue: boolean;
   /** `true` = show the picker, a string = that session id. */
   resume?: string | true;
+  /** auto | on | off: confine commands with bubblewrap. */
+  sandbox?: SandboxSetting;
+  /** Trust the project's allow rules and hooks for this run. */
+  trustProject: boolean;
+  /** A file of `{"mcpServers": ...}` added for this run only. */
+  mcpConfig?: string;
   /** The positional words joined: the first prompt, if any. */
   prompt?: string;
 };
@@ -44,8 +54,11 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--output-format FMT', 'print mode output: text | json (one event per line)'],
   ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
   ['--context-window N', "the model's context window in tokens (default: asked from the server)"],
+  ['--sandbox MODE', 'auto | on | off: run commands in a bubblewrap sandbox (default auto: when bwrap works)'],
+  ['--trust-project', "count this project's allow rules and hooks for this run (.nib/settings.json)"],
   ['--continue', 'resume the latest session in this workspace'],
   ['--resume [ID]', 'resume a session (a picker without ID)'],
+  ['--mcp-config FILE', 'add the MCP servers in FILE ({"mcpServers": ...}) for this run'],
   ['--demo', 'try nib against a bundled local model server, no API key needed'],
   ['-h, --help', 'show this help'],
   ['-v, --version', 'print the version'],
@@ -72,6 +85,9 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         demo: {type: 'boolean'},
         continue: {type: 'boolean', short: 'c'},
         resume: {type: 'string', short: 'r'},
+        sandbox: {type: 'string'},
+        'trust-project': {type: 'boolean'},
+        'mcp-config': {type: 'string'},
       },
     });
   } catch (error) {
@@ -104,6 +120,10 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       return {ok: false, error: `--context-window must be a whole number of tokens, at least 256, not "${values['context-window']}"`};
     }
   }
+  const sandbox = values.sandbox;
+  if (sandbox !== undefined && !(SANDBOX_SETTINGS as readonly string[]).includes(sandbox)) {
+    return {ok: false, error: `--sandbox must be one of ${SANDBOX_SETTINGS.join(', ')}, not "${sandbox}"`};
+  }
   const prompt = positionals.join(' ').trim();
   return {
     ok: true,
@@ -121,6 +141,9 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       demo: values.demo ?? false,
       continue: values.continue ?? false,
       resume: values.resume === undefined ? undefined : values.resume === '' ? true : values.resume,
+      sandbox: sandbox as SandboxSetting | undefined,
+      trustProject: values['trust-project'] ?? false,
+      mcpConfig: values['mcp-config'],
       prompt: prompt || undefined,
     },
   };
@@ -140,10 +163,21 @@ function withResumeValue(argv: readonly string[]): string[] {
 
 /**
  * The bundle uses APIs Node 20 lacks (Set.prototype.union in execa, among others); without this
- * check an old `node` on PATH fails later with a cryptic TypeError.
+ * check an old `node` on PATH fails later with a cryptic TypeError. Under `npm start` (npm sets
+ * npm_lifecycle_event) the old Node means the pinned one in node_modules is missing, and sending
+ * the person back to `npm start` would be no help: they are told how to install it.
  */
-export function nodeVersionProblem(version: string): string | undefined {
+export function nodeVersionProblem(version: string, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
   const major = Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
   if (major >= 22) return undefined;
-  return `nib needs Node.js 22 or newer, and this is ${version}: run it with \`npm start --\` in nib's folder (which brings Node 24), or install Node 24`;
+  if (env['npm_lifecycle_event']) {
+    return [
+      `nib needs Node.js 22 or newer, and \`npm ${env['npm_lifecycle_event']}\` ran it on this machine's ${version}:`,
+      "the Node 24 that nib's `npm install` brings (node_modules/.bin/node) is missing, most likely because",
+      "npm skipped its install script (npm 12 runs a dependency's install script only when package.json allows it).",
+      "Run `npm rebuild node` in nib's folder to install it (a clone whose package.json has no \"allowScripts\" needs `git pull` first),",
+      'or install Node 22 or newer.',
+    ].join('\n');
+  }
+  return `nib needs Node.js 22 or newer, and this is ${version}: install Node 22 or newer (nodejs.org, or \`nvm install 24\`), or run nib from a clone with \`npm start --\`, which brings Node 24`;
 }

@@ -6,11 +6,11 @@
  * first, then by index, and an id-less, index-less fragment continues the latest call; a call
  * may arrive whole in one chunk, with object arguments, or with only `""` as arguments.
  */
-import type {Usage} from '../../core/events.js';
 import type {ToolCall} from '../../core/messages.js';
-import type {SseEvent} from './sse.js';
-import {createSseParser} from './sse.js';
-import type {AssistantTurn} from '../../core/chat.js';
+import {createSseParser, type SseEvent} from './sse.js';
+import {createMarkupFilter} from './text-markup.js';
+import {argumentsText, contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
+import type {AssistantTurn, ToolDefinition} from '../../core/chat.js';
 
 export type TurnDelta = {type: 'text-delta' | 'reasoning-delta'; text: string};
 
@@ -19,6 +19,8 @@ export type Accumulator = {
   pushEvent: (event: SseEvent) => TurnDelta[];
   /** One parsed chunk object. */
   pushChunk: (chunk: unknown) => TurnDelta[];
+  /** End of body: the text held back while it might have been markup. Before `finish`. */
+  end: () => TurnDelta[];
   /** Marks the turn failed (cut off, timed out, aborted). The first failure wins; output is kept. */
   fail: (message: string, options?: {aborted?: boolean}) => void;
   /** `data: [DONE]` arrived. */
@@ -26,6 +28,8 @@ export type Accumulator = {
   readonly finishReason: string | null;
   /** The stream carried an error object or `fail` was called. */
   readonly failed: boolean;
+  /** The HTTP-like status an error object carried (`"code": 400` from vLLM), when it had one. */
+  readonly errorStatus: number | null;
   /** Something the model said has arrived; retrying now would repeat it to the person. */
   readonly hasOutput: boolean;
   /** The last non-null usage object exactly as sent (for tests and debugging). */
@@ -36,14 +40,16 @@ export type Accumulator = {
 export type AccumulatorOptions = {
   /** Names a call the server sent without an id (some local servers do). */
   makeId?: (position: number) => string;
+  /**
+   * The tools offered in the request. Given, the content is read for tool-call markup and a
+   * leading `<think>` block (text-markup.ts); absent, content is text exactly as sent.
+   */
+  tools?: readonly ToolDefinition[];
 };
 
 type PendingCall = {id: string; name: string; args: string[]; index: number | undefined};
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const nonEmpty = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
@@ -57,38 +63,42 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   let finishReason: string | null = null;
   let usage: Json | null = null;
   let error: string | null = null;
+  let errorStatus: number | null = null;
   let aborted = false;
   let sawDone = false;
   let malformed = 0;
 
-  const addText = (value: string, out: TurnDelta[]) => {
+  const textPairs = createPairJoiner();
+  const reasoningPairs = createPairJoiner();
+  const refusalPairs = createPairJoiner();
+  const markup = options.tools ? createMarkupFilter(options.tools) : undefined;
+  let ended = false;
+  const showText = (value: string, out: TurnDelta[]) => {
     if (value === '') return;
     text.push(value);
     out.push({type: 'text-delta', text: value});
   };
-  const addReasoning = (value: string, out: TurnDelta[]) => {
+  const showReasoning = (value: string, out: TurnDelta[]) => {
     if (value === '') return;
     reasoning.push(value);
     out.push({type: 'reasoning-delta', text: value});
   };
-
-  /** Mistral sends content as typed parts: `text` parts are the answer, `thinking` parts reasoning. */
-  const addContentParts = (parts: unknown[], out: TurnDelta[]) => {
-    for (const part of parts) {
-      if (typeof part === 'string') addText(part, out);
-      if (!isObject(part)) continue;
-      if (part.type === 'text' && typeof part.text === 'string') addText(part.text, out);
-      else if (part.type === 'thinking' || part.type === 'reasoning') {
-        const thinking = part.thinking ?? part.text;
-        if (typeof thinking === 'string') addReasoning(thinking, out);
-        else if (Array.isArray(thinking)) {
-          for (const inner of thinking) {
-            if (typeof inner === 'string') addReasoning(inner, out);
-            else if (isObject(inner) && typeof inner.text === 'string') addReasoning(inner.text, out);
-          }
-        }
-      }
-    }
+  const addText = (piece: string, out: TurnDelta[]) => {
+    const value = textPairs.join(piece);
+    if (!markup) return showText(value, out);
+    for (const part of markup.push(value)) (part.type === 'text' ? showText : showReasoning)(part.text, out);
+  };
+  const addReasoning = (piece: string, out: TurnDelta[]) => showReasoning(reasoningPairs.join(piece), out);
+  const end = (): TurnDelta[] => {
+    const out: TurnDelta[] = [];
+    if (ended || !markup) return out;
+    ended = true;
+    const {pieces, unclosed} = markup.end();
+    for (const part of pieces) (part.type === 'text' ? showText : showReasoning)(part.text, out);
+    // An unclosed block before structured calls is the start of one of them, leaked by the
+    // server's parser (llama.cpp with Qwen3-Coder); alone, it is what the model said.
+    if (calls.length === 0) showText(unclosed, out);
+    return out;
   };
 
   const findCall = (fragment: Json): PendingCall => {
@@ -132,7 +142,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (name !== undefined && call.name === '') call.name = name;
     const args = fn.arguments;
     if (typeof args === 'string') call.args.push(args);
-    else if (args !== undefined && args !== null) call.args.push(JSON.stringify(args));
+    else if (args !== undefined && args !== null) call.args.push(argumentsText(args));
   };
 
   const applyDelta = (delta: Json, out: TurnDelta[]) => {
@@ -143,8 +153,10 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     // Some servers send both fields with the same text during a rename; one is enough.
     if (typeof reasoningText === 'string') addReasoning(reasoningText, out);
     if (typeof delta.content === 'string') addText(delta.content, out);
-    else if (Array.isArray(delta.content)) addContentParts(delta.content, out);
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(delta.refusal);
+    else if (Array.isArray(delta.content)) {
+      for (const part of contentParts(delta.content)) (part.type === 'text' ? addText : addReasoning)(part.text, out);
+    }
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(refusalPairs.join(delta.refusal));
     if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) addToolFragment(fragment);
     // The deprecated single `function_call` is a tool call with neither id nor index.
     if (isObject(delta.function_call)) addToolFragment({function: delta.function_call});
@@ -155,7 +167,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (typeof value === 'string') error = value;
     else if (isObject(value)) {
       const message = typeof value.message === 'string' ? value.message : JSON.stringify(value);
-      const kind = nonEmpty(value.code) ?? nonEmpty(value.type);
+      if (typeof value.code === 'number') errorStatus = value.code;
+      const kind = (errorStatus === null ? undefined : String(errorStatus)) ?? nonEmpty(value.code) ?? nonEmpty(value.type);
       error = kind ? `${message} (${kind})` : message;
     } else error = JSON.stringify(value);
   };
@@ -167,6 +180,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return out;
     }
     if (chunk.error !== undefined && chunk.error !== null) setError(chunk.error);
+    // vLLM sends its error object bare, as the whole payload: no `error` key, no choices.
+    else if (chunk.object === 'error') setError(chunk);
     if (isObject(chunk.usage)) usage = chunk.usage;
     if (!Array.isArray(chunk.choices)) return out;
     for (const choice of chunk.choices) {
@@ -196,6 +211,11 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
     const parsed = parse(trimmed);
     if (!parsed.ok) {
+      // An error that is not JSON is still an error: its text is the message.
+      if (eventName === 'error') {
+        setError(trimmed);
+        return [];
+      }
       // One bad chunk should not throw away a whole answer; it is counted on the turn instead.
       malformed++;
       return [];
@@ -216,6 +236,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return event.data.flatMap(line => pushData(line, event.event));
     },
     pushChunk,
+    end,
     fail(message, failOptions) {
       if (error === null) error = message;
       if (failOptions?.aborted) aborted = true;
@@ -229,6 +250,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     get failed() {
       return error !== null;
     },
+    get errorStatus() {
+      return errorStatus;
+    },
     get hasOutput() {
       return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;
     },
@@ -236,14 +260,23 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return usage;
     },
     finish(): AssistantTurn {
-      const toolCalls: ToolCall[] = calls.map((call, position) => {
+      end();
+      let toolCalls: ToolCall[] = calls.map((call, position) => {
         const raw = call.args.join('');
         // A zero-argument call often arrives as "" (or nothing): that means {}, and "" would be
         // rejected by strict servers when the call is sent back in the history.
         return {id: call.id || makeId(position), name: call.name, arguments: raw.trim() === '' ? '{}' : raw};
       });
+      const fromText = markup?.calls ?? [];
+      let said = text.join('');
+      if (toolCalls.length === 0) {
+        toolCalls = fromText.map((call, position) => ({id: makeId(position), name: call.name, arguments: call.arguments, source: 'text' as const}));
+      } else if (fromText.length > 0) {
+        // Structured calls win; markup beside them is kept as what the model said, not run.
+        said += fromText.map(call => call.markup).join('');
+      }
       return {
-        text: text.join(''),
+        text: said,
         reasoning: reasoning.join(''),
         refusal: refusal.join(''),
         toolCalls,
@@ -255,17 +288,6 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       };
     },
   };
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-/** Maps wire usage to ours; some servers use the Responses-style input/output names. */
-export function toUsage(raw: Json): Usage {
-  const promptTokens = count(raw.prompt_tokens) ?? count(raw.input_tokens) ?? 0;
-  const completionTokens = count(raw.completion_tokens) ?? count(raw.output_tokens) ?? 0;
-  return {promptTokens, completionTokens, totalTokens: count(raw.total_tokens) ?? promptTokens + completionTokens};
 }
 
 /** A whole SSE body (as text) to one turn; for tests and tools that have the body already. */

@@ -7,14 +7,16 @@
  * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
  */
 import {randomBytes} from 'node:crypto';
+import {setTimeout as delay} from 'node:timers/promises';
 import OpenAI from 'openai';
-import {abortedFailure, causeOf, describeRequestError, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
+import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
 import {toWire} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
+import {completionAsChunk} from './wire.js';
 import type {ChatProvider, ChatRequest, ProviderEvent} from '../../core/chat.js';
 
 export type ProviderOptions = {
@@ -40,7 +42,6 @@ const MAX_WHOLE_BODY = 4 * 1024 * 1024;
 const MAX_RETRY_AFTER_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 8_000;
-
 
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
@@ -79,7 +80,8 @@ export function createProvider(options: ProviderOptions): ChatProvider {
       idleTimeoutMs,
       maxAttempts: Math.max(1, options.maxAttempts ?? LIMITS.maxAttempts),
     },
-    sleep: options.sleep ?? abortableSleep,
+    // Rejects when the signal aborts; the caller reports that like any other abort.
+    sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, {signal})),
     random: options.random ?? Math.random,
     sendStreamOptions: true,
   };
@@ -165,7 +167,7 @@ async function* attemptOnce(
   idPrefix: string,
 ): AsyncGenerator<ProviderEvent, Attempt> {
   const {baseURL, model, idleTimeoutMs} = context.options;
-  const accumulator = createAccumulator({makeId: position => `${idPrefix}_${position}`});
+  const accumulator = createAccumulator({makeId: position => `${idPrefix}_${position}`, tools: request.tools});
   const attempt = (failure: Failure | null): Attempt => ({accumulator, failure});
   if (request.signal.aborted) return attempt(abortedFailure());
 
@@ -263,61 +265,20 @@ async function* attemptOnce(
     }
     for (const delta of accumulator.pushChunk(chunk)) yield delta;
   }
+  // Text held back while it might have been tool-call markup, now that the body is complete.
+  for (const delta of accumulator.end()) yield delta;
   if (accumulator.failed) {
     // The server sent an error object inside a 200 stream (it can fail after starting).
     const turn = accumulator.finish();
-    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: true});
+    // A request the server called bad (vLLM: context too long, `"code": 400`) fails the same way again.
+    const status = accumulator.errorStatus;
+    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: status === null || isRetryableStatus(status)});
   }
   if (!accumulator.sawDone && accumulator.finishReason === null) {
     // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.
     return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
   }
   return attempt(null);
-}
-
-/**
- * A whole (non-streamed) completion as one stream chunk: each choice's `message` becomes its
- * `delta`, and tool calls get the `index` a stream would give them. An error body passes through
- * as is (the accumulator reports it); anything else is null.
- */
-function completionAsChunk(body: string): Record<string, unknown> | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const record = parsed as Record<string, unknown>;
-  if (record.error !== undefined && record.error !== null) return record;
-  if (!Array.isArray(record.choices)) return null;
-  const choices = record.choices.map((choice: unknown) => {
-    if (typeof choice !== 'object' || choice === null) return choice;
-    const {message, ...rest} = choice as Record<string, unknown>;
-    const delta = typeof message === 'object' && message !== null ? {...(message as Record<string, unknown>)} : {};
-    if (Array.isArray(delta.tool_calls)) {
-      delta.tool_calls = delta.tool_calls.map((call: unknown, index) =>
-        typeof call === 'object' && call !== null ? {index, ...(call as Record<string, unknown>)} : call,
-      );
-    }
-    return {...rest, delta};
-  });
-  return {...record, choices};
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, {once: true});
-  });
 }
 
 function seconds(ms: number): string {

@@ -22,6 +22,11 @@ export function abortedFailure(): Failure {
   return {message: 'aborted', retryable: false, aborted: true};
 }
 
+/** Timeouts, conflicts, rate limits and server errors may pass on a second try; the rest will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
 export function describeRequestError(target: {baseURL: string; model: string}, error: unknown): Failure {
   const {baseURL, model} = target;
   if (error instanceof APIUserAbortError) return abortedFailure();
@@ -52,7 +57,7 @@ export function describeRequestError(target: {baseURL: string; model: string}, e
   // Never retried: the same request is exactly as long the next time.
   const refusal = status < 500 ? readContextRefusal(error.error, detail) : null;
   if (refusal) return {message: withDetail(head), retryable: false, contextRefusal: refusal};
-  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const retryable = isRetryableStatus(status);
   const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
   return {
     message: detail ? `${head}: ${detail}` : status === 429 ? `${head}: rate limited` : head,

@@ -43,6 +43,12 @@ export function createSseParser(): SseParser {
     if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
     if (field === 'data') data.push(value);
     else if (field === 'event') event = value;
+    // Older llama.cpp servers report a mid-stream failure as an `error:` field, not `data:`.
+    // Read as an error event, the failure is not lost and the cut-off text does not pass for an answer.
+    else if (field === 'error') {
+      event = 'error';
+      data.push(value);
+    }
     // id: and retry: do not matter for a single request/response stream.
   };
 

@@ -4,6 +4,7 @@ import type {Decision, TurnEndReason} from '../../core/events.js';
 import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
+import type {McpControl} from '../mcp/control.js';
 import {compactHistory} from '../compact.js';
 import {runAgent, type LoopTools} from '../loop.js';
 import type {SessionWindow} from './window.js';
@@ -11,6 +12,7 @@ import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.
 import {Approvals} from './approvals.js';
 import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
 import {replayEvents} from './replay.js';
+import type {Guard} from '../guard/guard.js';
 
 export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
@@ -20,6 +22,8 @@ export type AgentSessionInit = {
   /** Starts with the system message. */
   history: Message[];
   tools: LoopTools;
+  /** The MCP servers whose tools are in `tools`; close() ends them. */
+  mcp?: McpControl;
   context: ToolContext;
   mode: ApprovalMode;
   /** Builds the provider for a model; called again by setModel. */
@@ -28,6 +32,10 @@ export type AgentSessionInit = {
   /** False in print mode: nobody is there to answer, so calls that would ask are refused. */
   canAsk: boolean;
   maxRounds: number;
+  /** Permission rules, hooks and the sandbox (agent/guard). */
+  guard?: Guard;
+  /** Lines from opening the guard: no sandbox here, project rules waiting for trust. */
+  notices?: readonly string[];
   now?: () => number;
   /** No model was configured and the server serves several: the TUI asks which first. */
   chooseModel?: boolean;
@@ -47,7 +55,11 @@ export class AgentSession {
   readonly root: string;
   readonly tools: LoopTools;
   readonly chooseModel: boolean;
+  /** The rules in force, the hooks and the sandbox; /permissions lists and removes rules through it. */
+  readonly guard: Guard | undefined;
+  readonly mcp: McpControl | undefined;
   private readonly store: SessionStore;
+  private readonly startNotices: string[];
   private readonly messages: Message[];
   private readonly context: ToolContext;
   private readonly connect: (model: string) => ChatProvider;
@@ -67,6 +79,7 @@ export class AgentSession {
     this.root = init.context.root;
     this.messages = init.history;
     this.tools = init.tools;
+    this.mcp = init.mcp;
     this.context = init.context;
     this.connect = init.connect;
     this.provider = init.connect(init.model);
@@ -75,6 +88,9 @@ export class AgentSession {
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
     this.chooseModel = init.chooseModel === true;
+    this.guard = init.guard;
+    if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
+    this.startNotices = [...(init.notices ?? [])];
     // The server's window arrives after the first frame (or with a refusal); the status follows.
     this.store.window.onChange(() => {
       this.flushNotices(false);
@@ -85,6 +101,11 @@ export class AgentSession {
   /** The context window: its size, where it goes (/context), the server's models (the picker). */
   get window(): SessionWindow {
     return this.store.window;
+  }
+
+  /** SessionStart hooks; their warnings join the start notices. */
+  async started(source: 'startup' | 'resume'): Promise<void> {
+    this.startNotices.push(...((await this.guard?.sessionStart(source))?.warnings ?? []));
   }
 
   get mode(): ApprovalMode {
@@ -119,7 +140,7 @@ export class AgentSession {
     const loaded = this.store.loaded;
     return [
       ...(loaded ? replayEvents(loaded) : []),
-      ...[...this.store.notices, ...(this.canAsk ? this.store.window.takeNotices() : [])].map(text => ({type: 'notice', text}) as const),
+      ...[...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])].map(text => ({type: 'notice', text}) as const),
       ...(loaded ? [resumedNotice(loaded)] : []),
       this.contextEvent(),
     ];
@@ -131,6 +152,10 @@ export class AgentSession {
    */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
     if (this.isBusy) return 'busy';
+    // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
+    const hooked = await this.guard?.promptEvents(text);
+    for (const event of hooked?.events ?? []) this.emit(event);
+    if (hooked?.blocked) return 'error';
     const abort = new AbortController();
     const stop = () => abort.abort();
     options.signal?.addEventListener('abort', stop, {once: true});
@@ -156,6 +181,7 @@ export class AgentSession {
         canAsk: this.canAsk,
         alwaysAllowed: this.grants,
         maxRounds: this.maxRounds,
+        ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.store.window.compaction(() => this.provider),
         signal: abort.signal,
         now: this.now,
@@ -171,6 +197,7 @@ export class AgentSession {
           yieldedAt = this.now();
         }
       }
+      for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       options.signal?.removeEventListener('abort', stop);
       this.running = null;
@@ -200,6 +227,7 @@ export class AgentSession {
   setMode(mode: ApprovalMode): void {
     this.currentMode = mode;
     this.grants.clear();
+    this.guard?.forgetSession();
     this.emit({type: 'mode', mode});
     this.emitGrants();
   }
@@ -236,6 +264,7 @@ export class AgentSession {
     return this.exclusive(async () => {
       this.messages.splice(1);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       await this.store.startFresh(this.model);
       this.emit({type: 'cleared'});
@@ -253,6 +282,7 @@ export class AgentSession {
       await this.store.switchTo(loaded.value);
       this.messages.splice(1, this.messages.length, ...loaded.value.history);
       this.grants.clear();
+      this.guard?.forgetSession();
       this.context.ledger.clear();
       this.emit({type: 'cleared'});
       for (const event of replayEvents(loaded.value)) this.emit(event);
@@ -291,10 +321,10 @@ export class AgentSession {
     return this.store.diffSinceStart();
   }
 
-  /** Ends the running turn and flushes the log. */
+  /** Ends the running turn, flushes the log and ends every MCP server process. */
   async close(): Promise<void> {
     this.interrupt();
-    await this.store.close();
+    await Promise.all([this.store.close(), this.mcp?.close(), this.guard?.close()]);
   }
 
   /** Runs `work` as the only thing the session does; refused while anything else runs. */

@@ -4,8 +4,10 @@ import {readinessProblem, type Config} from '../config/config.js';
 import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
-import {createReadLedger, defaultRegistry} from '../../tools/index.js';
+import {createReadLedger, defaultRegistry, withExtraTools} from '../../tools/index.js';
+import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
+import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
 import {modelFromServer} from './server-model.js';
 import {probeTarget} from './window.js';
@@ -30,7 +32,8 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
-  const store = await SessionStore.open({
+  // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
+  const [store, opened] = await Promise.all([SessionStore.open({
     cwd: root.value,
     model: config.model ?? '',
     apiKey: config.apiKey,
@@ -39,7 +42,12 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     contextWindow: config.contextWindow,
     autoCompact: config.autoCompact,
     env,
-  });
+  }), openGuard(config, root.value, env, (): HookBase => ({session_id: store.log.id, transcript_path: store.log.path}))]);
+  if (!opened.ok) {
+    await store.close();
+    return opened;
+  }
+  const {guard} = opened.value;
   // The snapshot index builds in the background while the person types the first prompt.
   if (options.canAsk && config.approvalMode !== 'plan') store.warmUp();
   const system = buildSystemPrompt({
@@ -50,11 +58,22 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     tools: defaultRegistry.definitions({mode: 'ask'}).map(d => d.function.name),
     ...(store.instructions.text ? {instructions: store.instructions.text} : {}),
   });
+  // Configured servers are read now and started by the caller: print mode waits for them, the TUI
+  // starts them after its first frame. Their tools join the registry as they become ready.
+  const mcp = await openMcp(config, root.value, env);
   const session = new AgentSession({
     store,
     history: [{type: 'system', content: system}, ...store.history],
-    tools: defaultRegistry,
-    context: {root: root.value, ledger: createReadLedger(), redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}])},
+    tools: mcp ? withExtraTools(defaultRegistry, () => mcp.hub.tools()) : defaultRegistry,
+    ...(mcp ? {mcp} : {}),
+    context: {
+      root: root.value,
+      ledger: createReadLedger(),
+      redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
+      hiddenEnv: secretEnvNames(env, config.apiKey),
+    },
+    guard,
+    notices: opened.value.notices,
     mode: config.approvalMode,
     model: config.model!,
     connect: model =>
@@ -73,6 +92,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   store.window.setTools(defaultRegistry.definitions({mode: config.approvalMode}));
   void store.window.probe(probeTarget(config, session.model), session.history);
   if (notice) store.window.note(notice);
+  await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};
 }
 

@@ -15,3 +15,18 @@ describe('nodeVersionProblem', () => {
     expect(message).toContain('npm start');
   });
 });
+
+describe('nodeVersionProblem under npm start', () => {
+  it('says the pinned Node is missing and how to install it, not to run npm start again', () => {
+    const message = nodeVersionProblem('v20.20.2', {npm_lifecycle_event: 'start'});
+    expect(message).toContain('v20.20.2');
+    expect(message).toContain('node_modules/.bin/node');
+    expect(message).toContain('is missing');
+    expect(message).toContain('npm rebuild node');
+    expect(message).not.toMatch(/run (it|nib) [^.]*with `npm start/);
+  });
+
+  it('is no problem when the pinned Node did run it', () => {
+    expect(nodeVersionProblem('v24.21.0', {npm_lifecycle_event: 'start'})).toBeUndefined();
+  });
+});

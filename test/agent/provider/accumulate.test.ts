@@ -80,6 +80,21 @@ const expected: Record<string, Partial<AssistantTurn>> = {
     usage: {promptTokens: 3, completionTokens: 4, totalTokens: 7},
   },
   'error-after-text': {text: 'Starting the refactor', error: 'Upstream model crashed. (server_error)'},
+  'error-field-then-done': {
+    text: 'The config loader reads three files:',
+    error: 'context shift is disabled (500)',
+  },
+  // The half-sent call is still in the turn; the loop runs none of a failed turn's calls.
+  'bare-error-object-mid-call': {
+    text: 'Writing the fix.',
+    toolCalls: [{id: 'chatcmpl-tool-5e1', name: 'bash', arguments: '{"command": "rm -rf bu'}],
+    error: 'The decoder prompt (length 33001) is longer than the maximum model length of 32768. (400)',
+  },
+  'surrogate-pair-split': {
+    text: 'Tests pass \u{1F389} and a stray \uFFFD half.',
+    reasoning: '\u{1F680}',
+    finishReason: 'stop',
+  },
   'finish-without-done': {text: 'Short.', finishReason: 'length'},
   'empty-choices-and-no-delta': {
     text: 'Filtered fine.',
@@ -209,6 +224,34 @@ describe('accumulate: chunk rules', () => {
     );
     expect(parsed).toMatchObject({text: 'partial', error: 'quota exhausted'});
     expect(accumulateSse('data: {"error":"model overloaded"}\n\n').error).toBe('model overloaded');
+  });
+
+  it('object arguments too deep to serialize become a string the tool rejects, not a crash', () => {
+    const depth = 50_000;
+    const body = `data: {"choices":[{"delta":{"tool_calls":[{"index":0,"id":"d","function":{"name":"read","arguments":{"path":${'['.repeat(depth)}${']'.repeat(depth)}}}}]}}]}\n\n`;
+    expect(accumulateSse(body).toolCalls).toEqual([{id: 'd', name: 'read', arguments: '"arguments nested too deeply to read"'}]);
+  });
+
+  it('no delta carries half a surrogate pair, whatever the cut', () => {
+    const accumulator = createAccumulator();
+    const deltas = [
+      ...accumulator.pushChunk({choices: [{delta: {content: 'a\uD83C'}}]}),
+      ...accumulator.pushChunk({choices: [{delta: {content: '\uDF89b\uD83C'}}]}),
+      ...accumulator.pushChunk({choices: [{delta: {content: 'c'}}]}),
+      ...accumulator.pushChunk({choices: [{delta: {content: '\uD83D'}}]}),
+    ];
+    expect(deltas.map(delta => delta.text)).toEqual(['a', '\u{1F389}b', '\uFFFDc']);
+    const lone = /[\uD800-\uDFFF]/;
+    for (const delta of deltas) expect(delta.text.replace(/\p{Extended_Pictographic}/gu, '')).not.toMatch(lone);
+    // The high half still waiting at the end never arrives anywhere.
+    expect(accumulator.finish().text).toBe('a\u{1F389}b\uFFFDc');
+  });
+
+  it('an `error:` field with text that is not JSON is the error message', () => {
+    expect(accumulateSse('data: {"choices":[{"delta":{"content":"so"}}]}\n\nerror: out of memory\n\ndata: [DONE]\n\n')).toMatchObject({
+      text: 'so',
+      error: 'out of memory',
+    });
   });
 
   it('fail keeps the first error and marks aborts', () => {

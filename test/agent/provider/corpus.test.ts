@@ -6,7 +6,7 @@
 import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {toUsage} from '../../../source/agent/provider/accumulate.js';
+import {toUsage} from '../../../source/agent/provider/wire.js';
 import {createProvider} from '../../../source/agent/provider/client.js';
 import type {AssistantTurn} from '../../../source/core/chat.js';
 import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';

@@ -1,0 +1,126 @@
+import {isAbsolute, relative, resolve} from 'node:path';
+import picomatch from 'picomatch';
+import type {CommandPart} from './shell.js';
+
+export const RULE_KINDS = ['deny', 'ask', 'allow'] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+/** Where a rule was written: it decides whether it counts (project allow rules need trust). */
+export type RuleSource = 'user' | 'project' | 'local' | 'session';
+
+export type Rule = {kind: RuleKind; text: string; source: RuleSource};
+
+/** A rule's text taken apart: `bash(git diff:*)` is tool "bash", specifier "git diff:*". */
+type Pattern = {tool: string; specifier: string | null};
+
+/** What a rule is matched against: the call, with its shell command already split. */
+export type CallFacts = {
+  tool: string;
+  /** The call's path argument, when it has one (read, write, edit, grep, list). */
+  path?: string;
+  /** bash: the command as sent, and its parts (null when it did not parse). */
+  command?: {text: string; parts: CommandPart[] | null};
+  root: string;
+};
+
+export type RuleMatch = {kind: RuleKind; rule: Rule};
+
+/** Tools a path rule reaches: `edit(...)` covers every tool that changes files, `read(...)` every one that looks. */
+const PATH_RULE_TOOLS: Record<string, readonly string[]> = {
+  read: ['read', 'grep', 'list'],
+  edit: ['edit', 'write'],
+  write: ['write'],
+};
+
+/** null when `text` is a valid rule; otherwise what is wrong with it, for the settings error. */
+export function ruleProblem(text: string): string | null {
+  const pattern = parsePattern(text);
+  if (!pattern) return `"${text}" is not a rule: write a tool name, optionally with (what it applies to), like bash(npm test) or edit(src/**)`;
+  if (pattern.specifier === '') return `"${text}": the parentheses are empty; drop them to cover every call of ${pattern.tool}`;
+  return null;
+}
+
+function parsePattern(text: string): Pattern | null {
+  const match = /^\s*([A-Za-z][\w-]*)\s*(?:\(([\s\S]*)\))?\s*$/.exec(text);
+  if (!match) return null;
+  return {tool: match[1]!.toLowerCase(), specifier: match[2] === undefined ? null : match[2].trim()};
+}
+
+/**
+ * The strongest rule that applies to a call: deny, then ask, then allow. A shell command is
+ * allowed only when every part of it is; one denied or asked part decides for the whole.
+ * Pure: the rules in force and the split command are passed in.
+ */
+export function matchRules(rules: readonly Rule[], call: CallFacts): RuleMatch | null {
+  for (const kind of RULE_KINDS) {
+    for (const rule of rules) {
+      if (rule.kind !== kind) continue;
+      const pattern = parsePattern(rule.text);
+      if (pattern && applies(pattern, call, kind)) return {kind, rule};
+    }
+  }
+  if (call.command?.parts && call.command.parts.length > 0) {
+    const allows = rules.filter(rule => rule.kind === 'allow');
+    const uncovered = call.command.parts.find(part => !allows.some(rule => coversPart(rule, part)));
+    if (!uncovered) return {kind: 'allow', rule: allows.find(rule => coversPart(rule, call.command!.parts![0]!))!};
+  }
+  return null;
+}
+
+/** Whether one rule applies to the call as a whole (for allow: without looking at shell parts). */
+function applies(pattern: Pattern, call: CallFacts, kind: RuleKind): boolean {
+  if (pattern.tool.startsWith('mcp__')) {
+    return call.tool === pattern.tool || (!pattern.tool.slice(5).includes('__') && call.tool.startsWith(`${pattern.tool}__`));
+  }
+  const tools = pattern.specifier !== null ? (PATH_RULE_TOOLS[pattern.tool] ?? [pattern.tool]) : [pattern.tool];
+  if (!tools.includes(call.tool)) return false;
+  if (pattern.specifier === null) return true;
+  if (call.command) {
+    // Deny and ask look at each part, and at the whole line when it did not parse: a line nib
+    // cannot split still must not slip past `bash(rm:*)`.
+    const texts = call.command.parts?.map(part => part.text) ?? [call.command.text.trim()];
+    if (kind === 'allow') return false;
+    return texts.some(text => commandMatches(pattern.specifier!, text));
+  }
+  if (call.path === undefined) return false;
+  return pathMatches(pattern.specifier, call.path, call.root, kind);
+}
+
+function coversPart(rule: Rule, part: CommandPart): boolean {
+  const pattern = parsePattern(rule.text);
+  if (!pattern || pattern.tool !== 'bash') return false;
+  // A redirect to a file is a write the rule's author did not write down.
+  if (part.writesFile) return false;
+  return pattern.specifier === null || commandMatches(pattern.specifier, part.text);
+}
+
+/** `npm test` is exact; `git diff:*` is the command and anything after it, at a word boundary. */
+function commandMatches(specifier: string, text: string): boolean {
+  if (specifier.endsWith(':*')) {
+    const prefix = specifier.slice(0, -2).trim();
+    return text === prefix || text.startsWith(`${prefix} `);
+  }
+  return text === specifier;
+}
+
+function pathMatches(glob: string, path: string, root: string, kind: RuleKind): boolean {
+  const absolute = resolve(root, path);
+  const inside = relative(root, absolute);
+  const outside = inside.startsWith('..') || isAbsolute(inside);
+  const test = picomatch(glob, {dot: true});
+  if (!outside) return test(inside === '' ? '.' : inside);
+  // A path outside the workspace matches only an absolute glob, except for deny, which errs
+  // towards matching (`read(**/.env)` also keeps /elsewhere/.env out).
+  return isAbsolute(glob) ? test(absolute) : kind === 'deny' && picomatch(`/**/${glob}`, {dot: true})(absolute);
+}
+
+/**
+ * The rules "always" would save for a call, shown to the person before saving: each part of a
+ * command exactly as it ran, or the tool name for other tools (what "always" meant before).
+ */
+export function suggestRules(call: CallFacts): string[] {
+  if (!call.command) return [call.tool];
+  const parts = call.command.parts;
+  if (!parts || parts.length === 0 || parts.some(part => part.writesFile || part.text === '' || part.text.includes(')'))) return [];
+  return [...new Set(parts.map(part => `bash(${part.text})`))];
+}

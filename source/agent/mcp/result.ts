@@ -1,0 +1,92 @@
+import type {ToolResult} from '../../core/tool.js';
+import {LIMITS} from '../../core/limits.js';
+import {formatBytes} from '../../tools/fs/text.js';
+import {OutputKeeper} from '../../tools/output.js';
+
+/** The parts of an MCP `tools/call` result nib reads; everything else a server sends is ignored. */
+export type McpCallResult = {
+  content?: unknown[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  /** Servers of the 2024-10-07 protocol answer with this instead of `content`. */
+  toolResult?: unknown;
+};
+
+type Block = {type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown; uri?: unknown; resource?: unknown};
+
+/**
+ * Text for the model from a call result: text blocks joined, `structuredContent` as JSON, and a
+ * one-line note for each image, audio clip or resource (the model cannot see the bytes, and a
+ * base64 blob would only eat its context). Kept to bash's head + tail bound, with the whole text
+ * spilled to a temp file when it is larger.
+ */
+export async function toToolResult(
+  result: McpCallResult,
+  label: string,
+  options: {spillDir?: string; redact?: (text: string) => string} = {},
+): Promise<ToolResult> {
+  const parts: string[] = [];
+  const texts: string[] = [];
+  for (const raw of result.content ?? []) {
+    const block = (raw ?? {}) as Block;
+    if (block.type === 'text' && typeof block.text === 'string') {
+      parts.push(block.text);
+      texts.push(block.text);
+    } else {
+      parts.push(noteOf(block));
+    }
+  }
+  // The spec asks servers to repeat structured content as JSON text; say it once.
+  if (result.structuredContent !== undefined && !texts.some(text => sameJson(text, result.structuredContent))) {
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
+  }
+  if (result.content === undefined && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult, null, 2));
+  const text = parts.join('\n');
+  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, options.spillDir, options.redact);
+  const bytes = Buffer.from(text, 'utf8');
+  keeper.push(bytes);
+  await keeper.close();
+  const isError = result.isError === true;
+  const content = keeper.render() || (isError ? `${label} failed and said nothing more.` : '(no output)');
+  const size = formatBytes(bytes.length);
+  return {
+    isError,
+    content,
+    ...(isError ? {code: 'mcp-error'} : {}),
+    detail: {summary: isError ? `error · ${size}` : size},
+  };
+}
+
+function noteOf(block: Block): string {
+  const mime = typeof block.mimeType === 'string' ? block.mimeType : 'unknown type';
+  switch (block.type) {
+    case 'image':
+    case 'audio':
+      return `[${block.type}: ${mime}, ${formatBytes(base64Bytes(block.data))}]`;
+    case 'resource': {
+      const resource = (block.resource ?? {}) as {uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown};
+      const type = typeof resource.mimeType === 'string' ? resource.mimeType : 'unknown type';
+      const size = typeof resource.text === 'string' ? Buffer.byteLength(resource.text) : base64Bytes(resource.blob);
+      return `[resource ${String(resource.uri ?? '')}: ${type}, ${formatBytes(size)}]`;
+    }
+    case 'resource_link':
+      return `[resource link ${String(block.uri ?? '')}: ${mime}]`;
+    default:
+      return `[${String(block.type ?? 'unknown')} content]`;
+  }
+}
+
+function base64Bytes(data: unknown): number {
+  if (typeof data !== 'string') return 0;
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    // Plain prose, not JSON: it cannot be the structured content repeated.
+    return false;
+  }
+}

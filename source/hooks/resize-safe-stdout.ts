@@ -1,0 +1,120 @@
+import {EventEmitter} from 'node:events';
+import {TerminalRows} from './terminal-rows.js';
+
+/**
+ * The stdout Ink renders to: the real one, plus the one thing Ink gets wrong on a resize.
+ *
+ * When the terminal gets narrower, Ink erases its live region (the prompt, status, streaming
+ * text) by counting the lines it drew, then draws it again. But tmux, VTE, iTerm2, kitty and
+ * Windows Terminal have already re-wrapped those lines: a 120-column status line is two rows at
+ * 80 columns, so the count falls short and the top of the old region stays behind, torn, and
+ * piles up with every resize. This stream sees that erase go by (Ink writes it first, inside its
+ * resize handler) and replaces it with one that counts rows the way the terminal re-wrapped them,
+ * from the widths of the rows Ink wrote. Nothing above the live region is touched: the
+ * transcript and the person's shell history stay as they were printed, once each, and a resize
+ * costs one erase and one frame, whatever the length of the session.
+ *
+ * Ink draws one frame at the new width before React has re-rendered with it, and components that
+ * size themselves from the old width make that frame's lines too wide for the screen; the terminal
+ * would wrap them and Ink's next frame, which counts each line as one row, would land one row off.
+ * So a write with a line wider than the screen goes out with autowrap off: the line is cut at the
+ * edge for that one frame, and stays one row, as Ink assumes. Other writes go out as they are.
+ *
+ * Why a stream and not a patch of Ink: Ink has no render option for this, and its instance (and
+ * its resize handler) is not reachable through its public API; `render({stdout})` is. xterm does
+ * not re-wrap (it cuts lines), so there Ink's own count is right and the erase passes unchanged.
+ */
+export class ResizeSafeStdout extends EventEmitter {
+  private readonly drawn = new TerminalRows();
+  private columnsDrawn: number;
+  /** Set while Ink handles a narrowing resize, until its erase has gone by. */
+  private narrowing: {to: number} | undefined;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly reflows: boolean,
+  ) {
+    super();
+    this.columnsDrawn = out.columns;
+    out.on('resize', this.onResize);
+  }
+
+  get columns(): number {
+    return this.out.columns;
+  }
+
+  get rows(): number {
+    return this.out.rows;
+  }
+
+  get isTTY(): boolean {
+    return this.out.isTTY === true;
+  }
+
+  get writable(): boolean {
+    return this.out.writable;
+  }
+
+  get destroyed(): boolean {
+    return this.out.destroyed;
+  }
+
+  get writableEnded(): boolean {
+    return this.out.writableEnded;
+  }
+
+  write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
+    let data = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    if (this.narrowing && isCursorOnly(data)) {
+      data = this.reflowedErase(data, this.narrowing.to);
+      this.narrowing = undefined;
+    }
+    const pastEdge = this.drawn.write(data, this.out.columns);
+    const framed = pastEdge ? autowrapOff + data + autowrapOn : data;
+    return (this.out.write as (data: string, ...rest: unknown[]) => boolean)(framed, ...rest);
+  }
+
+  /** Stops following the terminal's resizes (the app has exited). */
+  detach(): void {
+    this.out.off('resize', this.onResize);
+  }
+
+  private readonly onResize = () => {
+    const to = this.out.columns;
+    if (this.reflows && to < this.columnsDrawn) this.narrowing = {to};
+    try {
+      this.emit('resize');
+    } finally {
+      this.narrowing = undefined;
+      this.columnsDrawn = to;
+    }
+  };
+
+  /** Ink's erase of `data`, counted in the rows the terminal re-wrapped its lines into. */
+  private reflowedErase(data: string, columns: number): string {
+    const top = this.drawn.topReachedBy(data);
+    const up = this.drawn.rowsAbove(top, columns);
+    this.drawn.erasedFrom(top);
+    return `${up > 0 ? `\u001B[${up}A` : ''}\u001B[G\u001B[J`;
+  }
+}
+
+const autowrapOff = '\u001B[?7l';
+const autowrapOn = '\u001B[?7h';
+
+/** True for writes that only move the cursor and erase (Ink clearing its frame), no text. */
+function isCursorOnly(data: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /^(?:\u001B\[\d*[A-GJK])+$/u.test(data) && /[JK]/.test(data);
+}
+
+/**
+ * Whether the terminal re-wraps lines on a width change. Most do; xterm (which says so in
+ * XTERM_VERSION), st and the Linux console cut them instead. tmux or screen in between re-wrap
+ * themselves, whatever the terminal outside does.
+ */
+export function terminalReflows(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env['TMUX'] || env['STY']) return true;
+  const term = env['TERM'] ?? '';
+  return !(env['XTERM_VERSION'] || term === 'linux' || term === 'st' || term.startsWith('st-'));
+}

@@ -1,0 +1,64 @@
+import {useCallback, useEffect, useRef, useState} from 'react';
+
+/**
+ * How long a prompt that decides something waits for quiet before a key counts. Long enough to
+ * catch keys typed for something else (a person mid-sentence types a key every 100–200 ms),
+ * short enough to feel instant to someone who reads the prompt first.
+ */
+export const KEY_GRACE_MS = 300;
+
+export type KeyGrace = {
+  /** Keys count now: the prompt was shown, and no key came, at least `graceMs` ago. */
+  readonly isReady: boolean;
+  /**
+   * Call for every key read before acting on it. 0: the keys count. Otherwise they came too early
+   * and must decide nothing; the answer is how many keys were ignored so far, for the message.
+   * An early key restarts the wait, so a person still typing never answers the prompt.
+   */
+  readonly ignoreEarly: (keys: number) => number;
+};
+
+/**
+ * Keys typed ahead must not answer a question the person has not seen: keys buffered before a
+ * prompt appeared, and keys within a short quiet period after it is drawn, are ignored. `now` is
+ * injectable so tests decide time instead of sleeping; the timer only redraws the key hints.
+ */
+export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () => number; graceMs?: number} = {}): KeyGrace {
+  const quietSince = useRef(0);
+  // Counted from when the key handler is attached (an effect, as Ink's useInput attaches its
+  // own), not from the render: under load the two can be far apart, and keys typed in between
+  // went to whatever listened before; the first key this prompt sees must not pass for a pause.
+  useEffect(() => {
+    quietSince.current = now();
+  }, []);
+  // A ref, not state: several keys in one read are counted before React re-renders.
+  const ignored = useRef(0);
+  const [isReady, setReady] = useState(graceMs <= 0);
+
+  useEffect(() => {
+    if (isReady) return;
+    let timer: NodeJS.Timeout | undefined;
+    // Checked again when it fires: a key that came meanwhile moved the end of the wait.
+    const check = () => {
+      const wait = quietSince.current + graceMs - now();
+      if (wait <= 0) setReady(true);
+      else timer = setTimeout(check, wait);
+    };
+    check();
+    return () => clearTimeout(timer);
+  }, [isReady, graceMs, now]);
+
+  const ignoreEarly = useCallback(
+    (keys: number) => {
+      const time = now();
+      if (time - quietSince.current >= graceMs) return 0;
+      quietSince.current = time;
+      ignored.current += keys;
+      setReady(false);
+      return ignored.current;
+    },
+    [now, graceMs],
+  );
+
+  return {isReady, ignoreEarly};
+}

@@ -1,0 +1,80 @@
+import {constants} from 'node:fs';
+import {access, stat} from 'node:fs/promises';
+import path from 'node:path';
+import {errorMessage} from '../../core/result.js';
+import {fail, isCode, isInside, resolvePath, type ExistingFile, type FsResult, type ResolvedPath} from './workspace.js';
+
+// The two checks that stop a write the person did not mean to allow, whatever the approval mode.
+
+/**
+ * Directories that hold a version-control system's own state. Writing there changes what the
+ * tool itself runs (a `.git/config` with `core.fsmonitor`, a hook), so no mode covers it.
+ */
+const VCS_DIRS = new Set(['.git', '.hg', '.svn', '.jj', '.bzr', '_darcs', '.pijul', '.fslckout', '_fossil_', 'cvs']);
+
+/**
+ * The version-control directory a path lies in (or is), or null. Both the path as written and
+ * its real path are checked, so neither a symlink into `.git` nor `.GIT` on a case-insensitive
+ * file system gets past it.
+ */
+export function vcsDirOf(root: string, resolved: ResolvedPath): string | null {
+  for (const candidate of [resolved.absolute, resolved.real]) {
+    const relative = isInside(root, candidate) ? path.relative(root, candidate) : candidate;
+    const hit = relative.split(path.sep).find(part => VCS_DIRS.has(part.toLowerCase()));
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/** The approval question of write and edit: does this argument land in a version-control directory? */
+export async function protectedDirOf(root: string, input: string): Promise<string | null> {
+  return vcsDirOf(root, await resolvePath(root, input));
+}
+
+/**
+ * Whether write/edit may replace `resolved` (or create it). The atomic rename only needs the
+ * directory to be writable, so without this check a 0444 file would be replaced and keep its
+ * 0444 mode: the person's "do not touch" would be silently ignored.
+ * The rule: the file (for a new file, its nearest existing directory) must pass access(W_OK)
+ * and must have at least one write bit set. The second half is what holds for root, whom
+ * access() always lets write.
+ */
+export async function checkWritable(resolved: ResolvedPath, existing: ExistingFile | null): Promise<FsResult<void>> {
+  const target = existing ? resolved.real : await nearestExisting(path.dirname(resolved.real));
+  let mode: number;
+  try {
+    mode = existing ? existing.stats.mode : (await stat(target)).mode;
+    await access(target, constants.W_OK);
+    if ((mode & 0o222) === 0) throw Object.assign(new Error('no write bit'), {code: 'EACCES'});
+  } catch (error) {
+    if (!isCode(error, 'EACCES') && !isCode(error, 'EPERM') && !isCode(error, 'EROFS')) {
+      return fail('io', `Cannot check write permission on ${target}: ${errorMessage(error)}`);
+    }
+    const readOnlyFs = isCode(error, 'EROFS') ? ' (the file system is mounted read-only)' : '';
+    if (existing) {
+      return fail(
+        'read-only',
+        `${resolved.display} is read-only${readOnlyFs}: you have no write permission on it, so nib will not change it. If it should change, ask the person to make it writable first (chmod u+w).`,
+      );
+    }
+    return fail(
+      'read-only',
+      `Cannot create ${resolved.display}: the directory ${target} is not writable${readOnlyFs}, so nib will not add files to it. Ask the person to change its permissions if it should.`,
+    );
+  }
+  return {ok: true, value: undefined};
+}
+
+async function nearestExisting(directory: string): Promise<string> {
+  let current = directory;
+  for (;;) {
+    try {
+      await stat(current);
+      return current;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
