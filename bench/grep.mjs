@@ -1,24 +1,13 @@
 // grep on a generated 50,000-file tree: the built-in walker against ripgrep, median of 5 runs each,
 // and the ratio (goal: built-in within 5x of rg). Printed, not asserted.
 // Run: npx node bench/grep.mjs   (esbuild bundles source/tools/grep.ts on the fly)
-import {mkdirSync, statfsSync, writeFileSync} from 'node:fs';
-import {mkdtemp, realpath, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {mkdirSync, writeFileSync} from 'node:fs';
+import {rm} from 'node:fs/promises';
 import {join} from 'node:path';
-import {importSources, median} from './support.mjs';
+import {importSources, median, treeDir} from './support.mjs';
 
 const RUNS = 5;
-// tmpfs when it has room (each tiny file takes a 4 KiB page; Docker's default /dev/shm is 64 MB):
-// creating 50,000 files on a busy disk takes longer than the bench itself.
-const shmFree = (() => {
-  try {
-    const {bavail, bsize} = statfsSync('/dev/shm');
-    return bavail * bsize;
-  } catch {
-    return 0;
-  }
-})();
-const work = await realpath(await mkdtemp(join(shmFree > 1024 ** 3 ? '/dev/shm' : tmpdir(), 'nib-bench-grep-')));
+const work = await treeDir('nib-bench-grep-');
 try {
   const {createGrepTool, findOnPath} = (await importSources({grep: 'source/tools/grep.ts'})).grep;
   const rg = await findOnPath('rg');

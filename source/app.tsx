@@ -2,7 +2,7 @@ import {Box, Text, useApp, useWindowSize} from 'ink';
 import {useCallback, useEffect, useRef, useState} from 'react';
 import type {AgentSession} from './agent/session/agent-session.js';
 import type {PromptHistory} from './agent/session/prompt-history.js';
-import {answerUndo, openPicker, pickSession} from './commands/session-commands.js';
+import {answerRewind, answerUndo, openPicker, openRewind, pickSession} from './commands/session-commands.js';
 import {openModelPicker, pickModel} from './commands/model-commands.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
@@ -14,10 +14,12 @@ import {StatusBar} from './components/StatusBar.js';
 import {Transcript} from './components/Transcript.js';
 import {useExternalEditor} from './hooks/use-external-editor.js';
 import {useHistory} from './hooks/use-history.js';
+import {useMentionSearch} from './hooks/use-mention-search.js';
 import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
 import {useRedraw} from './hooks/use-redraw.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
+import {typingMention} from './core/mentions.js';
 
 export type AppProps = {
   readonly session: AgentSession;
@@ -34,10 +36,12 @@ export type AppProps = {
   readonly openPicker?: boolean;
   /** Aborted on SIGTERM/SIGHUP: the turn is interrupted (its command killed), then the app exits. */
   readonly stop?: AbortSignal;
+  /** Shown once at start (custom commands overridden or not loaded). */
+  readonly notices?: readonly string[];
 };
 
 /** The interactive session: subscribes to the session and hands its state to the components. */
-export function App({session, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, openPicker: pickFirst, stop}: AppProps) {
+export function App({session, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, openPicker: pickFirst, stop, notices}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
@@ -55,7 +59,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     (text: string) => {
       setInput('');
       prompts.add(text);
-      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw}, commands).then(isCommand => {
+      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}, commands).then(isCommand => {
         if (!isCommand) send(text);
       });
     },
@@ -66,10 +70,11 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
   useEffect(() => {
     if (started.current) return;
     started.current = true;
+    for (const text of notices ?? []) dispatch({type: 'notice', text});
     if (pickFirst) void openPicker(session, dispatch);
     else if (session.chooseModel) openModelPicker(session, dispatch);
     else if (initialPrompt) send(initialPrompt);
-  }, [pickFirst, initialPrompt, session, dispatch, send]);
+  }, [pickFirst, initialPrompt, session, dispatch, send, notices]);
 
   // Exits once the interrupted turn has wound down: its command group is killed and its events are
   // in the session log.
@@ -96,14 +101,17 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     onClearInput: () => setInput(''),
     onExit: () => exit(),
     onCycleMode: () => session.cycleMode(),
+    onRewind: () => openRewind(session, dispatch),
   });
+  const mentionSearch = useMentionSearch(session.root, state.busy);
 
   const editPrompt = useCallback(async () => {
     const result = await edit(input, '.md');
     if (result.ok) setInput(result.value.replace(/\n+$/, ''));
   }, [edit, input]);
 
-  const menuRows = Math.min(slashMenuRows, slashMatches(input, commands).length);
+  // The @ list's length is not known here; its rows are budgeted whenever an @ is being typed.
+  const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
   const budget = budgetRows({rows, inputLines: input.split('\n').length, menuRows, queued: state.queue.length, isApproving});
 
   return (
@@ -120,6 +128,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
             onModel={model => pickModel(session, dispatch, model)}
             onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
+            onRewind={(point, scope) => void answerRewind(session, dispatch, point, scope).then(prompt => prompt !== null && setInput(prompt))}
           />
         ) : approval ? (
           <ApprovalPrompt
@@ -143,6 +152,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
               onSubmit={submit}
               history={prompts.entries}
               commands={commands}
+              mentionSearch={mentionSearch}
               isActive={!isApproving}
               onEditInEditor={() => void editPrompt()}
               placeholder={state.busy ? 'working… type to queue a message' : 'ask nib to do something, or / for commands'}

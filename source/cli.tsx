@@ -65,6 +65,16 @@ async function runInteractiveApp(config: Config): Promise<number> {
   return runInteractive(config);
 }
 
+/** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */
+async function withCustomCommand(prompt: string, root: string): Promise<string> {
+  if (!prompt.trimStart().startsWith('/')) return prompt;
+  const {loadCustomCommands, expandCustomPrompt} = await import('./commands/custom.js');
+  const {nibDir} = await import('./agent/config/xdg.js');
+  const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns: []});
+  for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
+  return expandCustomPrompt(prompt, loaded.commands) ?? prompt;
+}
+
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
   let prompt = config.prompt;
   if (prompt === undefined && !process.stdin.isTTY) {
@@ -96,7 +106,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     for (const event of session.value.startEvents()) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
-    const code = await runPrint(config, session.value, prompt, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
+    const code = await runPrint(config, session.value, await withCustomCommand(prompt, session.value.root), {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();
@@ -144,7 +154,7 @@ async function helpText(): Promise<string> {
     'Tools (name, kind):',
     ...tools,
     '',
-    'Environment: OPENAI_API_KEY, OPENAI_BASE_URL, NIB_MODEL, NIB_IDLE_TIMEOUT_MS',
+    'Environment: OPENAI_API_KEY (or the --provider preset\'s key variable), OPENAI_BASE_URL, NIB_MODEL, NIB_IDLE_TIMEOUT_MS',
     'Config file: $XDG_CONFIG_HOME/nib/config.json (default ~/.config/nib/config.json)',
     '',
   ].join('\n');

@@ -9,6 +9,8 @@ import {askTrust} from './components/TrustPrompt.js';
 import {modelFromServer} from './agent/session/server-model.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
+import {withCustomCommands} from './commands/custom.js';
+import {slashCommands} from './commands/slash.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
@@ -97,6 +99,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const history = createPromptHistory(promptHistoryPath(env), redactSecrets);
   const initialHistory = await history.load();
   const cwdLabel = tildify(session.root, env['HOME'] || homedir());
+  const {commands, notices} = await withCustomCommands(slashCommands, session.root, env);
   const stop = new AbortController();
   const instance = render(
     <ThemeContext value={theme}>
@@ -106,6 +109,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
           history={history}
           initialHistory={initialHistory}
           cwdLabel={cwdLabel}
+          commands={commands}
+          notices={notices}
           openPicker={config.resume === true}
           stop={stop.signal}
           {...(config.prompt ? {initialPrompt: config.prompt} : {})}

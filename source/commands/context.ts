@@ -13,6 +13,8 @@ export type CommandContext = {
   width: number;
   /** Clears the screen and scrollback and prints the transcript again (absent outside the TUI). */
   redraw?: () => void;
+  /** Every command on offer (built-in and custom), for /help. */
+  commands?: readonly SlashCommand[];
 };
 
 export type SlashCommand = {

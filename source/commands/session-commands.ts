@@ -1,6 +1,7 @@
 import {INIT_PROMPT} from '../agent/session/instructions.js';
 import {formatSessionList} from '../agent/session/replay.js';
-import type {AgentSession} from '../agent/session/agent-session.js';
+import type {AgentSession, RewindScope} from '../agent/session/agent-session.js';
+import type {RewindPoint} from '../agent/session/rewind.js';
 import type {Overlay, UiInput} from '../state/reducer.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
 
@@ -11,6 +12,7 @@ export const sessionCommands: readonly SlashCommand[] = [
   {name: 'resume', args: '[ID]', description: 'continue an earlier session of this workspace', run: resume},
   {name: 'sessions', args: '[delete ID]', description: "list (or delete) this workspace's sessions", run: sessions},
   {name: 'compact', description: 'summarise older turns to free context', run: compact},
+  {name: 'rewind', description: 'go back to just before an earlier prompt (also esc twice)', run: (_arg, context) => openRewind(context.session, context.dispatch)},
   {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => context.submit(INIT_PROMPT)},
 ];
 
@@ -66,6 +68,27 @@ export async function answerUndo(session: AgentSession, dispatch: (input: UiInpu
   const result = await session.undo(overlay.turn);
   if (!result.ok) return dispatch({type: 'notice', text: result.error});
   dispatch({type: 'notice', text: `Undid turn ${result.value.turn}: ${result.value.restored.length} file(s) restored, ${result.value.deleted.length} deleted.`});
+}
+
+/** /rewind and esc twice: the earlier prompts to choose from. */
+export function openRewind(session: AgentSession, dispatch: (input: UiInput) => void) {
+  if (session.busy) return dispatch({type: 'notice', text: BUSY});
+  const points = session.rewindPoints();
+  if (points.length === 0) return dispatch({type: 'notice', text: 'No earlier prompt to rewind to.'});
+  dispatch({type: 'show-overlay', overlay: {kind: 'rewind', points}});
+}
+
+/** What the person chose in the rewind list (null: left it); the prompt to put back in the box, if any. */
+export async function answerRewind(session: AgentSession, dispatch: (input: UiInput) => void, point: RewindPoint | null, scope: RewindScope): Promise<string | null> {
+  dispatch({type: 'close-overlay'});
+  if (point === null) return null;
+  const result = await session.rewind(point.turn, scope);
+  if (!result.ok) {
+    dispatch({type: 'notice', text: result.error});
+    return null;
+  }
+  // The files alone went back: the conversation, and the prompt already sent, stay.
+  return scope === 'files' ? null : result.value.prompt;
 }
 
 /** A session chosen in the picker (or the picker left with esc). */

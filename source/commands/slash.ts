@@ -17,10 +17,11 @@ export const slashCommands: readonly SlashCommand[] = [
       note(
         context,
         [
-          ...slashCommands.map(command => `/${command.name}${command.args ? ` ${command.args}` : ''}  ${command.description}`),
+          ...(context.commands ?? slashCommands).map(command => `/${command.name}${command.args ? ` ${command.args}` : ''}  ${command.description}`),
           '',
           'enter send · ctrl+j or a trailing \\ new line · ↑/↓ history · ctrl+g edit in $EDITOR',
-          'esc interrupt · ctrl+c interrupt / clear / twice to exit · ctrl+d exit · shift+tab cycle mode',
+          'esc interrupt · esc twice on an empty prompt rewind · ctrl+c interrupt / clear / twice to exit · ctrl+d exit · shift+tab cycle mode',
+          '@path attach a file · !command run a shell command yourself',
         ].join('\n'),
       ),
   },

@@ -1,4 +1,5 @@
 import {Box, Text} from 'ink';
+import {PROVIDER_NAMES, providerPreset} from '../core/providers.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -8,15 +9,17 @@ export type Props = {
   readonly configPath: string;
 };
 
-const providers: ReadonlyArray<{name: string; lines: string[]}> = [
-  {name: 'OpenAI', lines: ['export OPENAI_API_KEY=sk-...', 'export NIB_MODEL=gpt-4.1-mini']},
-  {
-    name: 'OpenRouter',
-    lines: ['export OPENAI_BASE_URL=https://openrouter.ai/api/v1', 'export OPENAI_API_KEY=sk-or-...', 'export NIB_MODEL=qwen/qwen3-coder'],
-  },
-  {name: 'Ollama', lines: ['export OPENAI_BASE_URL=http://127.0.0.1:11434/v1', 'export NIB_MODEL=qwen2.5-coder']},
-  {name: 'LM Studio', lines: ['export OPENAI_BASE_URL=http://127.0.0.1:1234/v1', 'export NIB_MODEL=<the loaded model>']},
+const examples: ReadonlyArray<{name: string; lines: string[]}> = [
+  {name: 'OpenAI', lines: ['export OPENAI_API_KEY=sk-...', 'nib --model gpt-4.1-mini']},
+  {name: 'OpenRouter', lines: ['export OPENROUTER_API_KEY=sk-or-...', 'nib --provider openrouter --model qwen/qwen3-coder']},
+  {name: 'Ollama (local, no key)', lines: ['nib --provider ollama --model qwen2.5-coder']},
 ];
+
+/** `ollama, lmstudio (local) · anthropic (ANTHROPIC_API_KEY)`: what each preset needs. */
+const presetLine = PROVIDER_NAMES.map(name => {
+  const preset = providerPreset(name);
+  return preset.local ? `${name} (local)` : `${name} (${preset.keyEnv})`;
+}).join(', ');
 
 /** Shown instead of an error when no model is configured: how to point nib at one. */
 export function FirstRun({problem, configPath}: Props) {
@@ -26,7 +29,7 @@ export function FirstRun({problem, configPath}: Props) {
       <Text {...theme.bold}>Welcome to nib.</Text>
       <Text>It needs an OpenAI-compatible model to talk to ({problem}).</Text>
       <Text> </Text>
-      {providers.map(provider => (
+      {examples.map(provider => (
         <Box key={provider.name} flexDirection="column" marginBottom={1}>
           <Text {...theme.accent}>{provider.name}</Text>
           {provider.lines.map(line => (
@@ -35,7 +38,11 @@ export function FirstRun({problem, configPath}: Props) {
         </Box>
       ))}
       <Text>
-        Or put {'{"model": "...", "baseURL": "...", "apiKey": "..."}'} in <Text {...theme.bold}>{configPath}</Text>
+        Presets for <Text {...theme.key}>--provider</Text> or {'"provider"'} in the config file: {presetLine}.
+      </Text>
+      <Text>Any other server: --base-url URL (or OPENAI_BASE_URL) with OPENAI_API_KEY and NIB_MODEL.</Text>
+      <Text>
+        Or put {'{"provider": "...", "model": "...", "apiKey": "..."}'} in <Text {...theme.bold}>{configPath}</Text>
       </Text>
       <Text>
         Try it without any key: <Text {...theme.key}>nib --demo</Text>

@@ -1,7 +1,10 @@
 import type {SessionSummary} from '../agent/session/saved.js';
+import type {RewindScope} from '../agent/session/agent-session.js';
+import type {RewindPoint} from '../agent/session/rewind.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
 import {ModelPicker} from './ModelPicker.js';
 import {McpApprove} from './McpApprove.js';
+import {RewindPicker} from './RewindPicker.js';
 import {SessionPicker} from './SessionPicker.js';
 import {UndoConfirm} from './UndoConfirm.js';
 
@@ -18,10 +21,12 @@ export type Props = {
   readonly onModel: (model: string | null) => void;
   /** The answer to starting the project's MCP servers. */
   readonly onMcpApprove: (yes: boolean) => void;
+  /** The prompt and scope chosen in the rewind list, or null when the person left it. */
+  readonly onRewind: (point: RewindPoint | null, scope: RewindScope) => void;
 };
 
 /** What is shown in place of the prompt until the person answers. */
-export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApprove}: Props) {
+export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApprove, onRewind}: Props) {
   if (overlay.kind === 'mcp-approve') return <McpApprove servers={overlay.servers} width={width} onAnswer={onMcpApprove} />;
   if (overlay.kind === 'model') {
     return (
@@ -44,6 +49,17 @@ export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApp
         onCancel={() => onPick(null)}
         cancelLabel={overlay.cancelLabel}
         onPick={onPick}
+      />
+    );
+  }
+  if (overlay.kind === 'rewind') {
+    return (
+      <RewindPicker
+        items={overlay.points}
+        rows={Math.max(4, rows - 4)}
+        width={width}
+        onCancel={() => onRewind(null, 'both')}
+        onPick={(item, scope) => onRewind(overlay.points.find(point => point.turn === item.turn) ?? null, scope)}
       />
     );
   }

@@ -1,6 +1,7 @@
 import {Box, Text, useInput, usePaste} from 'ink';
 import TextInput from 'ink-text-input';
-import {useReducer, useRef, useState} from 'react';
+import {useMemo, useReducer, useRef, useState} from 'react';
+import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {useTheme} from './theme.js';
 
@@ -21,13 +22,16 @@ export type Props = {
   readonly placeholder?: string;
   /** Rows the completion list may use. */
   readonly menuRows?: number;
+  /** Workspace paths matching what follows an `@`, best first (absent: no `@` completion). */
+  readonly mentionSearch?: (query: string) => readonly string[];
 };
 
 /**
  * The prompt line on ink-text-input. Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
- * walk the history; typing `/` opens a completion list (Up/Down choose, Tab or Enter complete).
+ * walk the history; typing `/` opens a completion list of commands, and `@` one of workspace paths
+ * (Up/Down choose, Tab or Enter complete, Esc closes the path list and keeps the text).
  */
-export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows}: Props) {
+export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch}: Props) {
   const theme = useTheme();
   // Position in `history` while walking it, and the unsent draft to come back to.
   const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
@@ -36,9 +40,19 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   // key before the input (it is first in the tree, and never remounted, so its listener stays
   // first) and marks such chords so the change they cause is dropped.
   const isChord = useRef(false);
-  const matches = slashMatches(value, commands);
+  // Where the `@` list was closed with Esc: it stays closed for that mention, not for the next.
+  const [dismissed, setDismissed] = useState<number | null>(null);
+  const typing = mentionSearch ? typingMention(value) : null;
+  const mentionQuery = typing && typing.start !== dismissed ? typing.path : null;
+  const paths = useMemo(() => (mentionQuery === null ? [] : mentionSearch!(mentionQuery)), [mentionQuery, mentionSearch]);
+  const mentionItems = useMemo(() => paths.map((path): SlashItem => ({name: path, description: ''})), [paths]);
+  const slashItems = slashMatches(value, commands);
+  const isMention = slashItems.length === 0 && mentionItems.length > 0;
+  const matches = isMention ? mentionItems : slashItems;
   const isMenuOpen = matches.length > 0;
   const choice = matches[Math.min(selected, matches.length - 1)];
+  /** The prompt with the `@` being typed replaced by the chosen path (a folder stays open for more). */
+  const withMention = (path: string) => `${value.slice(0, typing!.start)}${mentionText(path)}${path.endsWith('/') ? '' : ' '}`;
 
   // ink-text-input keeps its cursor where it was when the value is replaced from outside (history,
   // completion, the editor); remounting it puts the cursor at the end of the new text.
@@ -87,12 +101,14 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   );
 
   const change = (next: string) => {
+    if (!typingMention(next)) setDismissed(null);
     setSelected(0);
     setWalk(null);
     onChange(next);
   };
 
   const submit = (text: string) => {
+    if (isMention && choice) return change(withMention(choice.name));
     if (isMenuOpen && choice && text !== `/${choice.name}` && !text.startsWith(`/${choice.name} `)) {
       if (choice.args) return change(`/${choice.name} `);
       return send(`/${choice.name}`);
@@ -115,6 +131,8 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
         setSelected(index => (index + (key.upArrow ? matches.length - 1 : 1)) % matches.length);
         return;
       }
+      if (isMention && key.escape) return setDismissed(typing!.start);
+      if (isMention && key.tab && choice) return change(withMention(choice.name));
       if (isMenuOpen && key.tab && choice) return change(`/${choice.name}${choice.args ? ' ' : ''}`);
       if (key.upArrow && history.length > 0) {
         const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);
@@ -155,7 +173,9 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
         </Box>
         <TextInput key={revision.current} value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
       </Box>
-      {isMenuOpen && isActive ? <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} /> : null}
+      {isMenuOpen && isActive ? (
+        <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} prefix={isMention ? '@' : '/'} />
+      ) : null}
     </Box>
   );
 }

@@ -16,10 +16,12 @@ export type Props = {
   readonly selected: number;
   /** Rows the menu may use; the rest of the list is cut. */
   readonly maxRows: number;
+  /** What each entry is shown after: `/` for commands, `@` for paths. */
+  readonly prefix?: string;
 };
 
-/** The completion list under the prompt while a `/command` is being typed. */
-export function SlashMenu({items, selected, maxRows}: Props) {
+/** The completion list under the prompt while a `/command` or an `@path` is being typed. */
+export function SlashMenu({items, selected, maxRows, prefix = '/'}: Props) {
   const theme = useTheme();
   const start = Math.max(0, Math.min(selected - maxRows + 1, items.length - maxRows));
   return (
@@ -29,10 +31,11 @@ export function SlashMenu({items, selected, maxRows}: Props) {
         return (
           <Text key={item.name} wrap="truncate-end">
             <Text {...(isSelected ? theme.accent : theme.text)} bold={isSelected}>
-              {isSelected ? '›' : ' '} /{item.name}
+              {isSelected ? '›' : ' '} {prefix}
+              {item.name}
               {item.args ? ` ${item.args}` : ''}
             </Text>
-            <Text {...theme.dim}>  {item.description}</Text>
+            {item.description ? <Text {...theme.dim}>  {item.description}</Text> : null}
           </Text>
         );
       })}

@@ -1,5 +1,6 @@
 import type {SessionEvent} from '../agent/session/agent-session.js';
 import type {SessionSummary} from '../agent/session/saved.js';
+import type {RewindPoint} from '../agent/session/rewind.js';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {ApprovalRequest} from '../core/events.js';
@@ -102,7 +103,8 @@ export type Overlay =
   | {kind: 'model'; models: readonly string[] | null; current: string}
   | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]}
   /** The project's MCP servers waiting for approval in this workspace. */
-  | {kind: 'mcp-approve'; servers: ReadonlyArray<{name: string; runs: string}>};
+  | {kind: 'mcp-approve'; servers: ReadonlyArray<{name: string; runs: string}>}
+  | {kind: 'rewind'; points: readonly RewindPoint[]};
 
 /** Everything the reducer folds: what the session reports and what the screen does. */
 export type UiInput = SessionEvent | UiAction;

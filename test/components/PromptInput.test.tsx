@@ -13,6 +13,9 @@ const commands: SlashItem[] = [
   {name: 'mode', args: 'MODE', description: 'approval mode'},
 ];
 
+const paths = ['README.md', 'source/', 'source/app.tsx', 'source/components/PromptInput.tsx', 'my notes.md'];
+const mentionSearch = (query: string) => paths.filter(path => path.toLowerCase().includes(query.toLowerCase()));
+
 function Harness({history = [], onSubmit, onEdit}: {history?: string[]; onSubmit: (text: string) => void; onEdit?: () => void}) {
   const [value, setValue] = useState('');
   return (
@@ -25,6 +28,7 @@ function Harness({history = [], onSubmit, onEdit}: {history?: string[]; onSubmit
       }}
       history={history}
       commands={commands}
+      mentionSearch={mentionSearch}
       isActive
       {...(onEdit ? {onEditInEditor: onEdit} : {})}
     />
@@ -146,4 +150,37 @@ test('a bracketed paste keeps its line breaks and is not sent; Enter then sends 
   expect(sent).toEqual([]);
   await type('gamma', keys.enter);
   await waitFor(() => expect(sent).toEqual(['note: alpha\nbeta\ngamma']));
+});
+
+test('@ lists workspace paths; Tab or Enter puts the chosen one in, a folder keeps the list open', async () => {
+  const {type, sent, lastFrame} = setup();
+  await type('explain @');
+  await waitFor(() => expect(plain(lastFrame())).toContain('› @README.md'));
+  await type('prom');
+  await waitFor(() => expect(plain(lastFrame())).not.toContain('@README.md'));
+  expect(plain(lastFrame())).toContain('› @source/components/PromptInput.tsx');
+  await type(keys.tab);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› explain @source/components/PromptInput.tsx'));
+  await type('and @sou', keys.down, keys.enter);
+  await waitFor(() => expect(plain(lastFrame()).split('\n')[0]).toBe('› explain @source/components/PromptInput.tsx and @source/app.tsx'));
+  await type('@notes', keys.enter);
+  await waitFor(() => expect(plain(lastFrame()).split('\n')[0]).toContain('@source/app.tsx @"my notes.md"'));
+  expect(sent).toEqual([]);
+  await type(keys.enter);
+  await waitFor(() => expect(sent).toEqual(['explain @source/components/PromptInput.tsx and @source/app.tsx @"my notes.md" ']));
+});
+
+test('Esc closes the @ list and keeps the text; Enter then sends it as typed', async () => {
+  const {type, sent, lastFrame} = setup();
+  await type('look at @READ');
+  await waitFor(() => expect(plain(lastFrame())).toContain('› @README.md'));
+  await type(keys.escape);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› look at @READ'));
+  await type('X');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› look at @READX'));
+  await type(keys.enter);
+  await waitFor(() => expect(sent).toEqual(['look at @READX']));
+  // The next mention opens the list again.
+  await type('@sour');
+  await waitFor(() => expect(plain(lastFrame())).toContain('› @source/'));
 });

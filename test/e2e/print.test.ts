@@ -84,6 +84,13 @@ describe('nib -p', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  test('401 with a --provider preset names that preset\'s key variable', async () => {
+    const result = await nib([sse.unauthorized()], ['-p', 'hi', '--provider', 'groq'], {GROQ_API_KEY: 'groq-test-key-123456'});
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/401 Unauthorized from .*: check GROQ_API_KEY$/);
+    expect(server!.requests[0]!.headers.authorization).toBe('Bearer groq-test-key-123456');
+  });
+
   test('429 with Retry-After: 1, then success', async () => {
     const result = await nib([sse.rateLimited(1), sse.text('made it')], ['-p', 'hi']);
     expect(result).toMatchObject({code: 0, stdout: 'made it'});
@@ -350,5 +357,39 @@ describe('nib -p against a local server with a small window', () => {
     const result = await local({kind: 'llama.cpp', window: 4096}, [sse.text('fits')], ['--model', 'm', '--context-window', '1000', '-p', 'x'.repeat(2400)]);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')[0]).toMatch(/the configured window is 1,000.*raise contextWindow/);
+  });
+});
+
+describe('nib -p: @files and custom commands', () => {
+  const lastUserSent = () => String(server!.requests[0]!.body.messages.at(-1)!.content);
+
+  test('nib -p with @path attaches the file; a missing path stays as typed', async () => {
+    await writeFile(join(sandbox.workspace, 'notes.md'), '# Notes\nship it\n');
+    const result = await nib([sse.text('Done.')], ['-p', 'summarise @notes.md and @missing.md']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(lastUserSent()).toMatch(/^summarise @notes\.md and @missing\.md\n/);
+    expect(lastUserSent()).toContain('<file path="notes.md">\n     1\t# Notes\n     2\tship it\n</file>');
+    expect(lastUserSent()).not.toContain('missing.md">');
+  });
+
+  test('nib -p "/review src/a.ts" sends the custom command with front matter read, $1 and @ filled in', async () => {
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    await mkdir(join(sandbox.workspace, 'src'));
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'review.md'), '---\ndescription: review a file\nallowed-tools: Bash(git diff:*)\n---\nReview @$1 for $2.\n');
+    await writeFile(join(sandbox.workspace, 'src', 'a.ts'), 'export const a = 1;\n');
+    const result = await nib([sse.text('Done.')], ['-p', '/review src/a.ts bugs']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(result.stderr).not.toMatch(/not loaded/);
+    expect(lastUserSent()).toMatch(/^Review @src\/a\.ts for bugs\.\n/);
+    expect(lastUserSent()).toContain('     1\texport const a = 1;');
+  });
+
+  test('a custom command file that cannot be read is named on stderr and the prompt goes as typed', async () => {
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\n---\nbody\n');
+    const result = await nib([sse.text('Done.')], ['-p', '/broken now']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/broken\.md: the front matter is not valid YAML .*; not loaded/);
+    expect(lastUserSent()).toBe('/broken now');
   });
 });

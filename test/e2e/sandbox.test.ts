@@ -28,6 +28,14 @@ describe('the sandbox (nib -p, yolo)', () => {
     expect(existsSync(join(run.home.root, 'outside.txt'))).toBe(false);
   });
 
+  test('a !command the person types runs in the sandbox too', async () => {
+    const probe = `/usr/nib-sandbox-bang-${process.pid}`;
+    const result = await run.nib([], [], {prompt: `!touch bang-inside.txt; touch ${probe}; echo done`});
+    expect(result.code).toBe(0);
+    expect(existsSync(join(run.home.workspace, 'bang-inside.txt'))).toBe(true);
+    expect(existsSync(probe)).toBe(false);
+  });
+
   test('$TMPDIR is private and writable', async () => {
     await run.nib([bash('echo scratch > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "dir=$TMPDIR"')], ['--approval-mode', 'yolo']);
     expect(toolResults()[0]).toContain('scratch');

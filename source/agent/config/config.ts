@@ -3,6 +3,7 @@ import {z} from 'zod';
 import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
 import {McpServersSchema, type McpServerEntry} from '../mcp/config.js';
+import {PROVIDER_NAMES, providerPreset, type ProviderName} from '../../core/providers.js';
 import {nibDir} from './xdg.js';
 import {readJsonFile, schemaProblem} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
@@ -18,6 +19,10 @@ export type Config = {
   baseURL: string;
   /** Never printed, logged or written anywhere. */
   apiKey: string | undefined;
+  /** The preset chosen (flag or config file), if any. */
+  provider: ProviderName | undefined;
+  /** The variable the key comes from, named in messages about a missing or refused key. */
+  keyEnv: string;
   approvalMode: ApprovalMode;
   /** Absolute path of the workspace. */
   cwd: string;
@@ -60,6 +65,8 @@ export const ConfigFileSchema = z
   .object({
     model: z.string().min(1),
     baseURL: z.url(),
+    /** A provider preset: its base URL and the variable its key is read from. */
+    provider: z.enum(PROVIDER_NAMES),
     apiKey: z.string().min(1),
     approvalMode: z.enum(APPROVAL_MODES),
     maxRounds: z.int().positive(),
@@ -116,8 +123,20 @@ export async function resolveConfig(input: {
       return {ok: false, error: `NIB_IDLE_TIMEOUT_MS must be a positive number of milliseconds, not "${env.NIB_IDLE_TIMEOUT_MS}"`};
     }
   }
-  const baseURL = (flags.baseURL ?? nonEmpty(env.OPENAI_BASE_URL) ?? file.value.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const provider = flags.provider ?? file.value.provider;
+  const preset = provider ? providerPreset(provider) : undefined;
+  // A flag beats the environment, which beats the file; within one layer an explicit URL beats a preset.
+  const baseURL = (
+    flags.baseURL ??
+    (flags.provider ? preset!.baseURL : undefined) ??
+    nonEmpty(env.OPENAI_BASE_URL) ??
+    file.value.baseURL ??
+    preset?.baseURL ??
+    DEFAULT_BASE_URL
+  ).replace(/\/+$/, '');
   if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${baseURL}" is not a URL`};
+  // Only the preset's own variable: OPENAI_API_KEY must not be sent to another company's server.
+  const keyEnv = preset ? (preset.keyEnv ?? 'NIB_API_KEY') : 'OPENAI_API_KEY';
   const model = flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model;
 
   return {
@@ -125,7 +144,9 @@ export async function resolveConfig(input: {
     value: {
       model,
       baseURL,
-      apiKey: nonEmpty(env.OPENAI_API_KEY) ?? file.value.apiKey,
+      apiKey: nonEmpty(env[keyEnv]) ?? file.value.apiKey,
+      provider,
+      keyEnv,
       approvalMode: flags.approvalMode ?? file.value.approvalMode ?? 'ask',
       cwd: resolve(input.cwd, flags.cwd ?? '.'),
       print: flags.print,
@@ -160,7 +181,7 @@ export function readinessProblem(config: Config): string | undefined {
     return `no model configured: pass --model NAME, set NIB_MODEL, or add "model" to ${config.configPath}`;
   }
   if (!config.apiKey && !isLoopback(config.baseURL)) {
-    return `no API key for ${config.baseURL}: set OPENAI_API_KEY (e.g. export OPENAI_API_KEY=sk-...) or add "apiKey" to ${config.configPath}`;
+    return `no API key for ${config.baseURL}: set ${config.keyEnv} (e.g. export ${config.keyEnv}=sk-...) or add "apiKey" to ${config.configPath}`;
   }
   return undefined;
 }

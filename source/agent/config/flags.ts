@@ -1,6 +1,7 @@
 import {parseArgs} from 'node:util';
 import {APPROVAL_MODES, isApprovalMode, type ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
+import {isProviderName, PROVIDER_NAMES, type ProviderName} from '../../core/providers.js';
 import type {Result} from '../../core/result.js';
 
 // Kept apart from config.ts (which loads zod) so `nib --version` and argument errors load nothing
@@ -20,6 +21,8 @@ export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export type Flags = {
   model?: string;
   baseURL?: string;
+  /** A preset that sets the base URL and the key's variable (`--base-url` still wins). */
+  provider?: ProviderName;
   approvalMode?: ApprovalMode;
   cwd?: string;
   print: boolean;
@@ -48,6 +51,7 @@ export type Flags = {
 export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['-p, --print', 'answer one prompt non-interactively (prompt as argument or on stdin) and exit'],
   ['--model NAME', 'model to use (env NIB_MODEL)'],
+  ['--provider NAME', `preset base URL and key variable: ${PROVIDER_NAMES.join(', ')}`],
   ['--base-url URL', `OpenAI-compatible endpoint (env OPENAI_BASE_URL; default ${DEFAULT_BASE_URL})`],
   ['--approval-mode MODE', 'ask | auto-edit | yolo | plan (default ask)'],
   ['--cwd DIR', 'workspace directory (default: the current directory)'],
@@ -74,6 +78,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       options: {
         model: {type: 'string'},
         'base-url': {type: 'string'},
+        provider: {type: 'string'},
         'approval-mode': {type: 'string'},
         cwd: {type: 'string'},
         print: {type: 'boolean', short: 'p'},
@@ -101,6 +106,10 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
   const approvalMode = values['approval-mode'];
   if (approvalMode !== undefined && !isApprovalMode(approvalMode)) {
     return {ok: false, error: `--approval-mode must be one of ${APPROVAL_MODES.join(', ')}, not "${approvalMode}"`};
+  }
+  const provider = values.provider;
+  if (provider !== undefined && !isProviderName(provider)) {
+    return {ok: false, error: `--provider must be one of ${PROVIDER_NAMES.join(', ')}, not "${provider}"`};
   }
   const outputFormat = values['output-format'];
   if (outputFormat !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(outputFormat)) {
@@ -130,6 +139,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
     value: {
       model: values.model,
       baseURL: values['base-url'],
+      provider,
       approvalMode,
       cwd: values.cwd,
       print: values.print ?? false,

@@ -23,6 +23,8 @@ export type ProviderOptions = {
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
   baseURL: string;
   apiKey: string;
+  /** The variable the key came from, named when the server refuses it (default OPENAI_API_KEY). */
+  keyEnv?: string;
   model: string;
   /** Silence on an open request before giving up (default LIMITS.idleTimeoutMs). */
   idleTimeoutMs?: number;
@@ -48,7 +50,7 @@ type Attempt = {accumulator: Accumulator; failure: Failure | null};
 type Context = {
   client: OpenAI;
   options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
-    Pick<ProviderOptions, 'apiKey'>;
+    Pick<ProviderOptions, 'apiKey' | 'keyEnv'>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
   /** Learned once per provider: servers that reject the field keep rejecting it. */
@@ -76,6 +78,7 @@ export function createProvider(options: ProviderOptions): ChatProvider {
     options: {
       baseURL,
       apiKey: options.apiKey,
+      ...(options.keyEnv ? {keyEnv: options.keyEnv} : {}),
       model: options.model,
       idleTimeoutMs,
       maxAttempts: Math.max(1, options.maxAttempts ?? LIMITS.maxAttempts),

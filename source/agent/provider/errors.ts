@@ -27,7 +27,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-export function describeRequestError(target: {baseURL: string; model: string}, error: unknown): Failure {
+export function describeRequestError(target: {baseURL: string; model: string; keyEnv?: string}, error: unknown): Failure {
   const {baseURL, model} = target;
   if (error instanceof APIUserAbortError) return abortedFailure();
   if (error instanceof APIConnectionError) {
@@ -48,7 +48,7 @@ export function describeRequestError(target: {baseURL: string; model: string}, e
   switch (status) {
     // The server's 401 text often echoes part of the key; the sentence says what to do instead.
     case 401:
-      return {message: `${head}: check OPENAI_API_KEY`, retryable: false};
+      return {message: `${head}: check ${target.keyEnv ?? 'OPENAI_API_KEY'}`, retryable: false};
     case 403:
       return {message: withDetail(`${head}: the API key is not allowed to use model "${model}"`), retryable: false};
     case 404:

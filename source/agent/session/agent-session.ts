@@ -16,6 +16,11 @@ import type {Guard} from '../guard/guard.js';
 
 export type {SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
+import {PromptExtras} from './prompt-extras.js';
+import {rewindTo, type RewindPoint, type RewindScope} from './rewind.js';
+import {runUserCommandTurn, userCommandOf} from '../user-command.js';
+
+export type {RewindScope} from './rewind.js';
 
 export type AgentSessionInit = {
   store: SessionStore;
@@ -73,6 +78,9 @@ export class AgentSession {
   private currentMode: ApprovalMode;
   private running: AbortController | null = null;
   private isBusy = false;
+  /** `!command` notes for the next prompt and the typed prompts /rewind offers. */
+  private readonly extras: PromptExtras;
+  private commandCount = 0;
 
   constructor(init: AgentSessionInit) {
     this.store = init.store;
@@ -91,6 +99,7 @@ export class AgentSession {
     this.guard = init.guard;
     if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
     this.startNotices = [...(init.notices ?? [])];
+    this.extras = new PromptExtras(init.store.loaded);
     // The server's window arrives after the first frame (or with a refusal); the status follows.
     this.store.window.onChange(() => {
       this.flushNotices(false);
@@ -152,30 +161,31 @@ export class AgentSession {
    */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
     if (this.isBusy) return 'busy';
+    // A `!command` is the person's own; it is not a prompt for the model, so no prompt hook sees it.
+    const command = userCommandOf(text);
+    if (command !== null) return this.runCommand(text, command, options.signal);
     // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
     const hooked = await this.guard?.promptEvents(text);
     for (const event of hooked?.events ?? []) this.emit(event);
     if (hooked?.blocked) return 'error';
-    const abort = new AbortController();
-    const stop = () => abort.abort();
-    options.signal?.addEventListener('abort', stop, {once: true});
-    if (options.signal?.aborted) abort.abort();
-    this.running = abort;
+    const {abort, release} = this.begin(options.signal);
     this.approvals.reset();
-    this.setBusy(true);
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
     try {
       // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
       if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
       this.flushNotices(false);
+      // @path attachments and waiting `!command` notes go to the model; the screen and the log's
+      // turn-start keep the prompt as typed.
+      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, abort.signal);
       let yieldedAt = this.now();
-      for await (const event of runAgent({
+      for await (const loopEvent of runAgent({
         provider: this.provider,
         tools: this.tools,
         context: this.context,
         history: this.messages,
-        prompt: text,
+        prompt: sent,
         mode: () => this.currentMode,
         approve: (request, signal) => this.approvals.wait(request, signal),
         canAsk: this.canAsk,
@@ -186,6 +196,7 @@ export class AgentSession {
         signal: abort.signal,
         now: this.now,
       })) {
+        const event = loopEvent.type === 'turn-start' ? {...loopEvent, prompt: text} : loopEvent;
         this.emit(stamp(event, this.now));
         // Awaited before the loop is asked for more: the log is on disk before each request.
         await this.store.observe(event, this.messages);
@@ -199,8 +210,7 @@ export class AgentSession {
       }
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
-      options.signal?.removeEventListener('abort', stop);
-      this.running = null;
+      release();
       this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once; the session runs its snapshots in order. Print
@@ -266,6 +276,7 @@ export class AgentSession {
       this.grants.clear();
       this.guard?.forgetSession();
       this.context.ledger.clear();
+      this.extras.reset(null);
       await this.store.startFresh(this.model);
       this.emit({type: 'cleared'});
       this.emitGrants();
@@ -284,6 +295,7 @@ export class AgentSession {
       this.grants.clear();
       this.guard?.forgetSession();
       this.context.ledger.clear();
+      this.extras.reset(loaded.value);
       this.emit({type: 'cleared'});
       for (const event of replayEvents(loaded.value)) this.emit(event);
       for (const warning of loaded.value.warnings) this.emit({type: 'notice', text: warning});
@@ -309,11 +321,30 @@ export class AgentSession {
   async undo(turn?: number) {
     return this.exclusive(async () => {
       const result = await this.store.undo(turn);
-      if (!result.ok) return result;
-      const system = this.messages[0];
-      // The model must know its changes are gone; the system message carries it without a fake turn.
-      if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${result.value.note}`};
+      if (result.ok) this.tellModel(result.value.note);
       return result;
+    });
+  }
+
+  /** The earlier prompts /rewind can go back to, oldest first. */
+  rewindPoints(): RewindPoint[] {
+    return this.extras.points(this.messages, this.store.turns, this.store.snapshots);
+  }
+
+  /**
+   * Goes back to just before turn `turn`: the files (from its snapshot), the conversation (cut at
+   * its prompt; what was read since is forgotten), or both. Returns the prompt as typed, for the
+   * input box.
+   */
+  async rewind(turn: number, scope: RewindScope): Promise<Result<{prompt: string}>> {
+    return this.exclusive(async () => {
+      const point = this.rewindPoints().find(candidate => candidate.turn === turn);
+      if (!point) return {ok: false, error: `Turn ${turn} is not in the conversation (it was compacted, or never happened).`};
+      const done = await rewindTo(point, scope, {messages: this.messages, store: this.store, context: this.context, extras: this.extras, tellModel: note => this.tellModel(note)});
+      if (!done.ok) return done;
+      this.emit({type: 'notice', text: done.value});
+      this.emit(this.contextEvent());
+      return {ok: true, value: {prompt: point.prompt}};
     });
   }
 
@@ -325,6 +356,46 @@ export class AgentSession {
   async close(): Promise<void> {
     this.interrupt();
     await Promise.all([this.store.close(), this.mcp?.close(), this.guard?.close()]);
+  }
+
+  /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
+  private async runCommand(text: string, command: string, signal?: AbortSignal): Promise<TurnEndReason> {
+    const {abort, release} = this.begin(signal);
+    try {
+      const emit = (event: SessionEvent) => this.emit(event);
+      // The sandbox covers the person's own commands as it covers the model's.
+      const wrap = await this.guard?.confinement();
+      const context = wrap ? {...this.context, wrap} : this.context;
+      const ran = await runUserCommandTurn(text, command, {tools: this.tools, context, signal: abort.signal, emit, id: `command-${++this.commandCount}`, now: this.now});
+      this.extras.addNote(ran.note);
+      return ran.reason;
+    } finally {
+      release();
+      this.setBusy(false);
+    }
+  }
+
+  /** Marks the session busy with an abort for interrupt() that also follows `signal`; release() undoes the link. */
+  private begin(signal?: AbortSignal): {abort: AbortController; release: () => void} {
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    signal?.addEventListener('abort', stop, {once: true});
+    if (signal?.aborted) abort.abort();
+    this.running = abort;
+    this.setBusy(true);
+    return {
+      abort,
+      release: () => {
+        signal?.removeEventListener('abort', stop);
+        this.running = null;
+      },
+    };
+  }
+
+  /** The system message carries what the model must know about the files, without a fake turn. */
+  private tellModel(note: string): void {
+    const system = this.messages[0];
+    if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${note}`};
   }
 
   /** Runs `work` as the only thing the session does; refused while anything else runs. */

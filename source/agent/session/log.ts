@@ -69,7 +69,9 @@ export type SessionRecord =
   /** /undo restored the workspace to before `turn`: snapshots of that turn and later are void. */
   | {type: 'undo'; at: number; turn: number}
   /** From here on the model sees `history` instead of the messages before it (see compact.ts). */
-  | {type: 'compaction'; at: number; history: Message[]; summary: string};
+  | {type: 'compaction'; at: number; history: Message[]; summary: string}
+  /** /rewind went back to just before `turn`: the conversation is `history`, later snapshots are void. */
+  | {type: 'rewind'; at: number; turn: number; history: Message[]};
 
 export const HeaderSchema = z.object({
   type: z.literal('header'),
@@ -98,6 +100,7 @@ export const RecordSchema = z.discriminatedUnion('type', [
     history: z.array(MessageSchema),
     summary: z.string(),
   }),
+  z.object({type: z.literal('rewind'), at: z.number(), turn: z.number(), history: z.array(MessageSchema)}),
 ]);
 
 export type SessionErrorCode = 'not-found' | 'not-a-session' | 'unreadable';
@@ -207,6 +210,10 @@ export class SessionLog {
 
   recordUndo(turn: number): void {
     this.push({type: 'undo', at: this.now(), turn});
+  }
+
+  recordRewind(turn: number, history: readonly Message[]): void {
+    this.push({type: 'rewind', at: this.now(), turn, history: history.filter(m => m.type !== 'system')});
   }
 
   recordCompaction(history: Message[], summary: string): void {

@@ -81,6 +81,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
         baseURL: config.baseURL,
         // Loopback servers take any key; the SDK insists on one.
         apiKey: config.apiKey ?? 'no-key',
+        keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
       }),

@@ -81,6 +81,11 @@ function parseSession(path: string, text: string): Result<LoadedSession, Session
       snapshots.push(record);
     } else if (record.type === 'undo') {
       snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
+    } else if (record.type === 'rewind') {
+      // The turns from `turn` on never happened as far as the conversation goes; new ones reuse their numbers.
+      history = [...record.history];
+      turns = record.turn - 1;
+      snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
     }
   }
   return {ok: true, value: {path, header: header.data, records, messages, history: repairHistory(history), snapshots, turns, warnings}};

@@ -149,6 +149,16 @@ export class SessionStore {
     await this.guardLog(() => this.log.flush());
   }
 
+  /** /rewind: the conversation is back to before `turn`; later turns' snapshots are void and their numbers reused. */
+  async rewindConversation(turn: number, history: readonly Message[]): Promise<void> {
+    await this.snapshotting;
+    this.turns = turn - 1;
+    this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(snapshot => snapshot.turn < turn));
+    this.tracker.reset();
+    this.log.recordRewind(turn, history);
+    await this.guardLog(() => this.log.flush());
+  }
+
   /** /clear: the conversation starts over in a new log (the old one stays resumable). */
   async startFresh(model: string): Promise<void> {
     await this.snapshotting;

@@ -133,3 +133,50 @@ describe('readinessProblem', () => {
     expect(isLoopback('http://127.example.com/v1')).toBe(false);
   });
 });
+
+describe('provider presets', () => {
+  test('--provider sets the base URL and reads the key from its own variable only', async () => {
+    const result = await resolveConfig({
+      flags: flags(['--provider', 'openrouter', '--model', 'm']),
+      env: {...env(), OPENROUTER_API_KEY: 'or-key-123456', OPENAI_API_KEY: 'openai-key-123456'},
+      cwd: home,
+    });
+    expect(result).toMatchObject({ok: true, value: {provider: 'openrouter', baseURL: 'https://openrouter.ai/api/v1', apiKey: 'or-key-123456'}});
+
+    // The OpenAI key must not be sent to another company's server.
+    const missing = await resolveConfig({flags: flags(['--provider', 'groq', '--model', 'm']), env: {...env(), OPENAI_API_KEY: 'openai-key-123456'}, cwd: home});
+    if (!missing.ok) throw new Error(missing.error);
+    expect(missing.value.apiKey).toBeUndefined();
+    expect(readinessProblem(missing.value)).toMatch(/set GROQ_API_KEY/);
+  });
+
+  test('local presets need no key; --base-url still wins over the preset', async () => {
+    const ollama = await resolveConfig({flags: flags(['--provider', 'ollama', '--model', 'm']), env: env(), cwd: home});
+    if (!ollama.ok) throw new Error(ollama.error);
+    expect(ollama.value.baseURL).toBe('http://127.0.0.1:11434/v1');
+    expect(readinessProblem(ollama.value)).toBeUndefined();
+
+    const both = await resolveConfig({flags: flags(['--provider', 'lmstudio', '--base-url', 'http://127.0.0.1:9/v1']), env: env(), cwd: home});
+    expect(both).toMatchObject({ok: true, value: {baseURL: 'http://127.0.0.1:9/v1'}});
+  });
+
+  test('provider in the config file; the flag beats OPENAI_BASE_URL, the file does not', async () => {
+    await writeConfig(JSON.stringify({provider: 'gemini'}));
+    const fromFile = await resolveConfig({flags: flags([]), env: {...env(), GEMINI_API_KEY: 'gem-key-123456'}, cwd: home});
+    expect(fromFile).toMatchObject({ok: true, value: {baseURL: 'https://generativelanguage.googleapis.com/v1beta/openai', apiKey: 'gem-key-123456', keyEnv: 'GEMINI_API_KEY'}});
+
+    const envURL = {...env(), OPENAI_BASE_URL: 'http://127.0.0.1:7/v1'};
+    expect(await resolveConfig({flags: flags([]), env: envURL, cwd: home})).toMatchObject({ok: true, value: {baseURL: 'http://127.0.0.1:7/v1'}});
+    expect(await resolveConfig({flags: flags(['--provider', 'mistral']), env: envURL, cwd: home})).toMatchObject({
+      ok: true,
+      value: {baseURL: 'https://api.mistral.ai/v1'},
+    });
+  });
+
+  test('an unknown provider lists the known ones, as a flag and in the file', async () => {
+    expect(parseFlags(['--provider', 'openia'])).toEqual({ok: false, error: expect.stringMatching(/--provider must be one of openai, openrouter, .*mistral, not "openia"/)});
+    await writeConfig(JSON.stringify({provider: 'openia'}));
+    const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    expect(result).toEqual({ok: false, error: expect.stringContaining('field "provider"')});
+  });
+});

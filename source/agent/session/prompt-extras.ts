@@ -1,0 +1,54 @@
+import type {Message} from '../../core/messages.js';
+import type {ToolContext} from '../../core/tool.js';
+import {expandMentions} from '../mentions.js';
+import {withUserCommandNotes} from '../user-command.js';
+import type {SnapshotRecord} from './log.js';
+import type {LoadedSession} from './saved.js';
+import {rewindPoints, typedPrompts, type RewindPoint} from './rewind.js';
+
+/**
+ * What a session keeps between prompts for the prompt habits: the `!command` notes waiting for
+ * the next prompt, and each turn's prompt as typed (the model received it with its attachments;
+ * /rewind shows and gives back what the person wrote).
+ */
+export class PromptExtras {
+  private notes: string[] = [];
+  private prompts: Array<string | undefined>;
+
+  constructor(loaded: Pick<LoadedSession, 'records'> | null) {
+    this.prompts = loaded ? typedPrompts(loaded.records) : [];
+  }
+
+  /** The text the model receives for turn `turn`: waiting notes first, then the prompt with its @ attachments. */
+  async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal): Promise<string> {
+    this.prompts[turn - 1] = text;
+    const notes = this.notes.splice(0);
+    return (await expandMentions(withUserCommandNotes(text, notes), context, signal)).text;
+  }
+
+  /** A `!command` and its output, for the next prompt. */
+  addNote(note: string): void {
+    this.notes.push(note);
+  }
+
+  /** Notes not sent yet (shown nowhere; for tests and for a session that ends with some). */
+  get pendingNotes(): readonly string[] {
+    return this.notes;
+  }
+
+  /** A fresh conversation or another session: nothing carries over. */
+  reset(loaded: Pick<LoadedSession, 'records'> | null): void {
+    this.notes = [];
+    this.prompts = loaded ? typedPrompts(loaded.records) : [];
+  }
+
+  points(history: readonly Message[], turns: number, snapshots: readonly SnapshotRecord[]): RewindPoint[] {
+    return rewindPoints({history, turns, prompts: this.prompts, snapshots});
+  }
+
+  /** The conversation went back to before `turn`: its prompt and later ones, and waiting notes, are gone. */
+  forget(turn: number): void {
+    this.prompts.length = Math.min(this.prompts.length, turn - 1);
+    this.notes = [];
+  }
+}

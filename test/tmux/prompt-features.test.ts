@@ -1,0 +1,117 @@
+import {describe, expect, test} from 'vitest';
+import {sse} from '../support/sse.js';
+import {IDLE, nibPerTest} from './nib-session.js';
+
+// The prompt habits in a real terminal: what the loopback server received is the proof.
+
+const start = nibPerTest();
+
+/** The text of the last user message of request `index`. */
+const lastUser = (messages: Array<Record<string, any>>) => String(messages.filter(message => message.role === 'user').at(-1)?.content ?? '');
+
+describe('at the prompt, in a real terminal', () => {
+  test('@ completes a path; the file goes to the model with the prompt', async () => {
+    const session = await start({script: [sse.text('It lists two letters.')], files: {'docs/notes.txt': 'alpha\nbeta\n', 'other.md': 'x'}});
+    const {term, server} = session;
+    await term.waitForText(IDLE);
+    await term.type('summarise @nots');
+    await term.waitForText('› @docs/notes.txt');
+    await term.send('Tab');
+    await term.waitForText('summarise @docs/notes.txt');
+    await term.send('Enter');
+    await term.waitForText('It lists two letters.');
+    const sent = lastUser(server.requests[0]!.body.messages);
+    expect(sent).toMatch(/^summarise @docs\/notes\.txt/);
+    expect(sent).toContain('<file path="docs/notes.txt">\n     1\talpha\n     2\tbeta\n</file>');
+    // The transcript shows the prompt as typed, not the attachment.
+    expect(await term.capture()).not.toContain('     1\talpha');
+  });
+
+  test('!command runs without the model; its output reaches the model with the next prompt', async () => {
+    const session = await start({script: [sse.text('Saw it.')]});
+    const {term, server} = session;
+    await term.waitForText(IDLE);
+    await term.type('!echo from-the-shell-$((6*7))');
+    await term.waitForText('› !echo from-the-shell-$((6*7))');
+    await term.send('Enter');
+    await term.waitForText('from-the-shell-42');
+    expect(server.requests).toHaveLength(0);
+    await term.waitForText(IDLE);
+    await term.type('what did it print?');
+    await term.waitForText('› what did it print?');
+    await term.send('Enter');
+    await term.waitForText('Saw it.');
+    const sent = lastUser(server.requests[0]!.body.messages);
+    expect(sent).toContain('$ echo from-the-shell-$((6*7))\nfrom-the-shell-42');
+    expect(sent.endsWith('what did it print?')).toBe(true);
+  });
+
+  test('a custom command is in the / list and sends its text with the arguments filled in', async () => {
+    const session = await start({
+      script: [sse.text('Reviewed.')],
+      files: {
+        '.nib/commands/review.md': '---\ndescription: review one file\nargument-hint: FILE\n---\nReview @$1 with care for $2.',
+        'src/a.ts': 'export const a = 1;\n',
+      },
+    });
+    const {term, server} = session;
+    await term.waitForText(IDLE);
+    await term.type('/rev');
+    await term.waitForText('/review FILE  review one file');
+    await term.send('Tab');
+    // The completed line is a fresh input, whose key listener attaches a frame after it is drawn.
+    await term.waitFor(screen => screen.includes('› /review') && !screen.includes('review one file'));
+    await new Promise(resolve => setTimeout(resolve, 150));
+    await term.type('src/a.ts errors');
+    await term.waitForText('› /review src/a.ts errors');
+    await term.send('Enter');
+    await term.waitForText('Reviewed.');
+    const sent = lastUser(server.requests[0]!.body.messages);
+    expect(sent).toMatch(/^Review @src\/a\.ts with care for errors\./);
+    expect(sent).toContain('     1\texport const a = 1;');
+  });
+
+  test('--provider picks the key from its own variable, and --base-url still wins', async () => {
+    const session = await start({
+      script: [sse.text('Hello from the preset.')],
+      env: {OPENROUTER_API_KEY: 'or-test-key-123456'},
+      shell: 'exec "$@" --provider openrouter --base-url "$OPENAI_BASE_URL" "say hello"',
+    });
+    await session.term.waitForText('Hello from the preset.');
+    expect(session.server.requests[0]!.headers.authorization).toBe('Bearer or-test-key-123456');
+  });
+
+  test('/rewind goes back to before a prompt: the file it wrote is gone, the prompt is back in the box, the model forgets the turn', async () => {
+    const session = await start({
+      script: [sse.text('First answer.'), sse.toolCall('write', {path: 'made.txt', content: 'made\n'}), sse.text('Wrote it.'), sse.text('Fresh answer.')],
+      args: ['--approval-mode', 'yolo'],
+    });
+    const {term, server} = session;
+    await term.waitForText(IDLE);
+    await term.type('first prompt');
+    await term.send('Enter');
+    await term.waitForText('First answer.');
+    await term.type('make the file');
+    await term.send('Enter');
+    await term.waitForText('Wrote it.');
+    await session.waitForFile('made.txt', text => text === 'made\n');
+    await term.waitForText(IDLE);
+    // Esc twice on an empty prompt opens the same list as /rewind.
+    await term.send('Escape');
+    await term.send('Escape');
+    await term.waitForText('Rewind to before which prompt?');
+    expect(await term.capture()).toContain('›   2  make the file');
+    await term.send('Enter');
+    await term.waitForText('1. conversation and files');
+    await term.send('Enter');
+    await term.waitForText('Rewound the conversation and files to just before turn 2.');
+    // The input box (right above the status bar) holds the prompt again; the transcript keeps its copy.
+    await term.waitForText(/› make the file\n.*nib-test-model/);
+    await session.waitForFile('made.txt', text => text.includes('ENOENT'));
+    await term.type(' again');
+    await term.send('Enter');
+    await term.waitForText('Fresh answer.');
+    const messages = server.requests[3]!.body.messages;
+    expect(messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['first prompt', 'make the file again']);
+  });
+});
