@@ -52,10 +52,7 @@ export type RunAgentOptions = {
 export type LoopCompaction = {
   shouldCompact: (history: readonly Message[]) => boolean;
   compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
-  /**
-   * The sentence that refuses a prompt too long for the window even alone (with the system
-   * prompt and tools), or null. Asked before the prompt joins the history.
-   */
+  /** Why a prompt cannot fit the window even alone (with system prompt and tools), else null; asked before it joins the history. */
   refuse?: (prompt: string, history: readonly Message[]) => string | null;
   /** Whether the window holds this history and the answer; asked after compacting, before sending. */
   fits?: (history: readonly Message[]) => boolean;
@@ -106,16 +103,15 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     yield {type: 'turn-end', reason: 'error', at: now()};
     return;
   }
-  // The prompt joins the history now, but is announced (and so logged) only once a request got
-  // past the server's length check or compaction replaced the history: a prompt the server
-  // refuses as too long for its window is taken back, as if never sent.
+  // The prompt joins the history now but is announced (so logged) only once a request got past the
+  // server's length check or a compaction: one refused as too long for the window is taken back.
   history.push({type: 'user', content: options.prompt});
   let announced = false;
-  function* announce(): Generator<AgentEvent> {
+  const announce = function* (): Generator<AgentEvent> {
     if (announced) return;
     announced = true;
     yield {type: 'message', message: {type: 'user', content: options.prompt}};
-  }
+  };
 
   const repeats = createRepeatWatch();
   // One overflow retry per turn, and no auto attempt after a failed one: never a loop.

@@ -258,7 +258,7 @@ export class AgentSession {
   /** /compact: asked for by name, so even a short conversation is summarised (about its last quarter kept). */
   async compact(): Promise<Result<{summarised: number; kept: number}>> {
     return this.exclusive(async () => {
-      const tracker = this.store.tracker;
+      const tracker = this.store.window.tracker;
       const keepTokens = Math.min(tracker.keepTokens, Math.floor(tracker.tokens(this.messages) / 4));
       const result = await compactHistory({provider: this.provider, history: this.messages, keepTokens, signal: new AbortController().signal});
       if (!result.ok) return {ok: false, error: result.error.message};
@@ -429,6 +429,6 @@ export class AgentSession {
   }
 
   private contextEvent(): SessionEvent {
-    return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.window.window};
+    return {type: 'context', tokens: this.store.window.tracker.tokens(this.messages), window: this.store.window.window};
   }
 }

@@ -1,6 +1,5 @@
 import {realpath} from 'node:fs/promises';
 import type {ApprovalMode} from '../../core/approval-mode.js';
-import type {ContextTracker} from '../context.js';
 import {SessionWindow} from './window.js';
 import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
@@ -104,10 +103,6 @@ export class SessionStore {
     return new SessionStore({root, data, dir, log, loaded, notices, instructions, window, redact});
   }
 
-  get tracker(): ContextTracker {
-    return this.window.tracker;
-  }
-
   /** The conversation to continue, without a system message (the caller builds a fresh one). */
   get history(): Message[] {
     return this.loaded ? [...this.loaded.history] : [];
@@ -119,7 +114,7 @@ export class SessionStore {
    * problem is reported once through takeNotices().
    */
   async observe(event: AgentEvent, history: readonly Message[]): Promise<void> {
-    this.tracker.observe(event, history.length, history);
+    this.window.tracker.observe(event, history.length, history);
     if (event.type === 'turn-start') this.turns++;
     await this.guardLog(() => this.log.observe(event));
   }
@@ -144,7 +139,7 @@ export class SessionStore {
 
   /** A compaction the session made: the log keeps the summary and the history it replaced. */
   async recordCompaction(history: readonly Message[], summary: string): Promise<void> {
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.log.recordCompaction([...history], summary);
     await this.guardLog(() => this.log.flush());
   }
@@ -154,7 +149,7 @@ export class SessionStore {
     await this.snapshotting;
     this.turns = turn - 1;
     this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(snapshot => snapshot.turn < turn));
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.log.recordRewind(turn, history);
     await this.guardLog(() => this.log.flush());
   }
@@ -167,7 +162,7 @@ export class SessionStore {
     this.loaded = null;
     this.turns = 0;
     this.snapshots.splice(0);
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.store = null;
   }
 
@@ -179,7 +174,7 @@ export class SessionStore {
     this.loaded = loaded;
     this.turns = loaded.turns;
     this.snapshots.splice(0, this.snapshots.length, ...loaded.snapshots);
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.store = null;
   }
 
