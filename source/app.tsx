@@ -3,6 +3,7 @@ import {useCallback, useEffect, useRef, useState} from 'react';
 import type {AgentSession} from './agent/session/agent-session.js';
 import type {PromptHistory} from './agent/session/prompt-history.js';
 import {answerRewind, answerUndo, openPicker, openRewind, pickSession} from './commands/session-commands.js';
+import {openModelPicker, pickModel} from './commands/model-commands.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
 import {budgetRows} from './components/layout.js';
@@ -71,6 +72,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     started.current = true;
     for (const text of notices ?? []) dispatch({type: 'notice', text});
     if (pickFirst) void openPicker(session, dispatch);
+    else if (session.chooseModel) openModelPicker(session, dispatch);
     else if (initialPrompt) send(initialPrompt);
   }, [pickFirst, initialPrompt, session, dispatch, send, notices]);
 
@@ -124,6 +126,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
             width={width}
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
             onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
+            onModel={model => pickModel(session, dispatch, model)}
             onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
             onRewind={(point, scope) => void answerRewind(session, dispatch, point, scope).then(prompt => prompt !== null && setInput(prompt))}
           />
@@ -161,7 +164,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
           mode={state.mode}
           alwaysTools={state.alwaysTools}
           usage={{...state.usage, lastPromptTokens: state.context.tokens}}
-          {...(state.context.window === null ? {} : {contextWindow: state.context.window})}
+          contextWindow={state.context.window}
           cwd={cwdLabel}
           keyState={isExitArmed ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : 'idle'}
           width={width}

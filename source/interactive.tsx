@@ -6,6 +6,7 @@ import {openSession, resolveWorkspace} from './agent/session/open.js';
 import {trustQuestion} from './agent/guard/open.js';
 import {rememberTrust} from './agent/guard/settings.js';
 import {askTrust} from './components/TrustPrompt.js';
+import {modelFromServer} from './agent/session/server-model.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
 import {withCustomCommands} from './commands/custom.js';
@@ -46,7 +47,9 @@ export type InteractiveOptions = {
 export async function runInteractive(config: Config, options: InteractiveOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
   const theme = createTheme(env);
-  const problem = readinessProblem(config);
+  // No model configured: the server may name one (openSession asks again and says which).
+  const fromServer = config.model ? null : await modelFromServer(config, true);
+  const problem = readinessProblem(fromServer?.ok ? fromServer.value.config : config);
   const stdin = options.stdin ?? process.stdin;
   // Raw mode from the start, not from Ink's first input hook (a frame later, after the session
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.

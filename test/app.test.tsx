@@ -174,7 +174,7 @@ test('Ctrl+D exits on an empty input only', async () => {
 test('slash commands: /help, /mode, /usage, unknown ones', async () => {
   const app = await start([]);
   await app.type('/help', keys.enter);
-  await waitFor(() => expect(app.screen()).toContain('/model NAME  switch the model'));
+  await waitFor(() => expect(app.screen()).toContain('/model [NAME]  switch the model'));
   await app.type('/mode yolo', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('mode set to yolo'));
   expect(app.screen()).toMatch(/nib-test-model · yolo/);

@@ -88,7 +88,8 @@ test('--continue re-renders the transcript from the log and the next request car
   await waitFor(() => expect(second.everything()).toContain('Resumed session'));
   expect(second.everything()).toContain('capital of France?');
   expect(second.everything()).toContain('The capital is Paris.');
-  expect(second.screen()).toMatch(/\d+% ctx/); // estimated before the first usage arrives
+  // The loopback server does not say its window: the bar says so rather than guess a percentage.
+  expect(second.screen()).toContain("(ctx window unknown)");
   await second.type('and its population?', keys.enter);
   await waitFor(() => expect(second.screen()).toContain('About 68 million.'));
   await waitFor(() => expect(second.screen()).toContain('enter send')); // the turn's last snapshot is done

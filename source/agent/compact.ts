@@ -1,6 +1,7 @@
 import {estimateTokens} from './context.js';
 import type {Message} from '../core/messages.js';
 import type {ChatProvider} from '../core/chat.js';
+import type {Result} from '../core/result.js';
 
 /**
  * Compaction: the model summarises the older part of the conversation, and the next requests
@@ -11,7 +12,7 @@ import type {ChatProvider} from '../core/chat.js';
 
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation, written by nib when it compacted the context]';
 
-const SUMMARY_SYSTEM = [
+export const SUMMARY_SYSTEM = [
   'You summarise a coding session between a user and a coding agent so the agent can continue it without the full transcript.',
   'Keep: the user\'s goals and requests, decisions and their reasons, files read or changed (with paths) and what changed,',
   'commands run and their outcome, errors still open, and what was about to happen next. Drop pleasantries and',
@@ -20,12 +21,12 @@ const SUMMARY_SYSTEM = [
 
 /** Longest text of one message put into the summary request; the middle of longer ones is cut. */
 const ENTRY_MAX_CHARS = 2_000;
-/** Upper bound on the summary request's whole transcript. */
+/** Longest transcript in one summary request when the window is unknown. */
 const TRANSCRIPT_MAX_CHARS = 400_000;
 
 export type CompactErrorCode = 'nothing-to-compact' | 'provider' | 'empty-summary';
 export type CompactResult =
-  | {ok: true; value: {history: Message[]; summary: string; summarised: number; kept: number}}
+  | {ok: true; value: {history: Message[]; summary: string; summarised: number; kept: number; shortened?: number}}
   | {ok: false; error: {code: CompactErrorCode; message: string}};
 
 export type CompactOptions = {
@@ -34,6 +35,8 @@ export type CompactOptions = {
   history: readonly Message[];
   /** Recent tokens kept verbatim (at least one turn, or one round, is kept whatever its size). */
   keepTokens: number;
+  /** Longest transcript one summary request carries; a longer one is summarised in parts. */
+  transcriptMaxChars?: number;
   signal: AbortSignal;
 };
 
@@ -72,16 +75,15 @@ export async function compactHistory(options: CompactOptions): Promise<CompactRe
   const older = history.slice(start, cut);
   const kept = history.slice(cut);
 
+  // The summary request must fit the window too: a transcript longer than one request holds is
+  // summarised in parts, each part given the summary so far.
+  const parts = chunk(older.map(describe), options.transcriptMaxChars ?? TRANSCRIPT_MAX_CHARS);
   let summary = '';
-  let failure: string | null = null;
-  for await (const event of options.provider.stream({messages: summaryRequest(older), tools: [], signal: options.signal})) {
-    if (event.type === 'done') {
-      summary = event.turn.text.trim();
-      failure = event.turn.error;
-    }
+  for (const part of parts) {
+    const result = await summarise(options, summaryRequest(part, summary));
+    if (!result.ok) return result;
+    summary = result.value;
   }
-  if (failure !== null) return {ok: false, error: {code: 'provider', message: `Compaction failed: ${failure}`}};
-  if (!summary) return {ok: false, error: {code: 'empty-summary', message: 'Compaction failed: the model returned an empty summary.'}};
 
   const head = `${SUMMARY_PREFIX}\n\n${summary}`;
   const first = kept[0];
@@ -94,19 +96,44 @@ export async function compactHistory(options: CompactOptions): Promise<CompactRe
   return {ok: true, value: {history: [...history.slice(0, start), ...rest], summary, summarised: older.length, kept: kept.length}};
 }
 
-/** The request that asks for the summary: the older messages as one plain transcript. */
-function summaryRequest(older: readonly Message[]): Message[] {
-  const entries = older.map(describe);
-  // Over the budget, the oldest entries go first: the recent past matters most to what follows.
-  let total = entries.reduce((sum, entry) => sum + entry.length + 2, 0);
-  let from = 0;
-  while (total > TRANSCRIPT_MAX_CHARS && from < entries.length - 1) total -= entries[from++]!.length + 2;
-  const transcript = (from > 0 ? [`[${from} earlier messages omitted]`] : []).concat(entries.slice(from)).join('\n\n');
+async function summarise(options: CompactOptions, messages: Message[]): Promise<Result<string, {code: CompactErrorCode; message: string}>> {
+  let summary = '';
+  let failure: string | null = null;
+  for await (const event of options.provider.stream({messages, tools: [], signal: options.signal})) {
+    if (event.type === 'done') {
+      summary = event.turn.text.trim();
+      failure = event.turn.error;
+    }
+  }
+  if (failure !== null) return {ok: false, error: {code: 'provider', message: `Compaction failed: ${failure}`}};
+  if (!summary) return {ok: false, error: {code: 'empty-summary', message: 'Compaction failed: the model returned an empty summary.'}};
+  return {ok: true, value: summary};
+}
+
+/** Consecutive entries in parts of at most `max` characters; an entry longer than that is clipped to it. */
+function chunk(entries: readonly string[], max: number): string[][] {
+  const parts: string[][] = [[]];
+  let size = 0;
+  for (const entry of entries) {
+    const text = entry.length > max ? clip(entry, max - 100) : entry;
+    if (size + text.length + 2 > max && parts.at(-1)!.length > 0) {
+      parts.push([]);
+      size = 0;
+    }
+    parts.at(-1)!.push(text);
+    size += text.length + 2;
+  }
+  return parts;
+}
+
+/** The request that asks for the summary: one part of the older messages as a plain transcript. */
+function summaryRequest(entries: readonly string[], earlier: string): Message[] {
+  const before = earlier ? `The summary of what came before this part:\n<summary>\n${earlier}\n</summary>\n\n` : '';
   return [
     {type: 'system', content: SUMMARY_SYSTEM},
     {
       type: 'user',
-      content: `Summarise this conversation so far:\n\n<conversation>\n${transcript}\n</conversation>\n\nWrite the summary now.`,
+      content: `${before}Summarise this conversation so far${earlier ? ', folding in the summary above' : ''}:\n\n<conversation>\n${entries.join('\n\n')}\n</conversation>\n\nWrite the summary now.`,
     },
   ];
 }
@@ -128,7 +155,7 @@ function describe(message: Message): string {
   }
 }
 
-function clip(text: string, max = ENTRY_MAX_CHARS): string {
+export function clip(text: string, max = ENTRY_MAX_CHARS): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n[... ${text.length - max} characters cut ...]\n${text.slice(-half)}`;

@@ -2,10 +2,9 @@ import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {CompactResult} from './compact.js';
 import type {Guard} from './guard/guard.js';
-import {isContextLengthError} from './context.js';
 import {LIMITS} from '../core/limits.js';
 import {unansweredToolCalls, type Message} from '../core/messages.js';
-import type {AssistantTurn, ChatProvider, ToolDefinition} from '../core/chat.js';
+import type {AssistantTurn, ChatProvider, ContextRefusal, ToolDefinition} from '../core/chat.js';
 import type {Tool, ToolContext} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
 import {createRepeatWatch, LOOP_STOPPED, loopMessage} from './repeats.js';
@@ -53,6 +52,14 @@ export type RunAgentOptions = {
 export type LoopCompaction = {
   shouldCompact: (history: readonly Message[]) => boolean;
   compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
+  /** Why a prompt cannot fit the window even alone (with system prompt and tools), else null; asked before it joins the history. */
+  refuse?: (prompt: string, history: readonly Message[]) => string | null;
+  /** Whether the window holds this history and the answer; asked after compacting, before sending. */
+  fits?: (history: readonly Message[]) => boolean;
+  /** The sentence for a history that still does not fit after compacting. */
+  tooFull?: (history: readonly Message[]) => string;
+  /** The server refused `history` as longer than its window; what it said sets the window and the scale. */
+  learn?: (refusal: ContextRefusal, history: readonly Message[]) => void;
 };
 
 
@@ -90,7 +97,21 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   for (const call of unansweredToolCalls(history)) {
     yield append({type: 'tool-result', toolCallId: call.id, content: INTERRUPTED, isError: true});
   }
-  yield append({type: 'user', content: options.prompt});
+  const refusal = options.compaction?.refuse?.(options.prompt, history);
+  if (refusal) {
+    yield {type: 'error', code: 'prompt-too-long', message: refusal};
+    yield {type: 'turn-end', reason: 'error', at: now()};
+    return;
+  }
+  // The prompt joins the history now but is announced (so logged) only once a request got past the
+  // server's length check or a compaction: one refused as too long for the window is taken back.
+  history.push({type: 'user', content: options.prompt});
+  let announced = false;
+  const announce = function* (): Generator<AgentEvent> {
+    if (announced) return;
+    announced = true;
+    yield {type: 'message', message: {type: 'user', content: options.prompt}};
+  };
 
   const repeats = createRepeatWatch();
   // One overflow retry per turn, and no auto attempt after a failed one: never a loop.
@@ -112,7 +133,14 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     }
 
     if (options.compaction && !autoFailed && options.compaction.shouldCompact(history)) {
+      yield* announce();
       autoFailed = !(yield* compactNow('auto'));
+    }
+    if (options.compaction?.fits && !options.compaction.fits(history)) {
+      yield* announce();
+      yield {type: 'error', code: 'context-full', message: options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.'};
+      yield {type: 'turn-end', reason: 'error', at: now()};
+      return;
     }
     yield {type: 'request-start', round, at: now()};
     let turn: AssistantTurn | undefined;
@@ -128,16 +156,26 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     if (turn.usage) yield {type: 'usage', usage: turn.usage};
     turn = withCutOffError(turn);
 
-    if (
-      turn.error !== null && !signal.aborted && options.compaction && !overflowRetried &&
-      !turn.text && turn.toolCalls.length === 0 && isContextLengthError(turn.error)
-    ) {
-      overflowRetried = true;
-      if (yield* compactNow('overflow')) {
-        round--;
-        continue;
+    const overflow = turn.error !== null && !signal.aborted && !turn.text && turn.toolCalls.length === 0 ? turn.contextRefusal : undefined;
+    if (overflow && options.compaction) {
+      options.compaction.learn?.(overflow, history);
+      const refused = announced ? null : options.compaction.refuse?.(options.prompt, history.slice(0, -1));
+      if (refused) {
+        history.pop();
+        yield {type: 'error', code: 'prompt-too-long', message: refused};
+        yield {type: 'turn-end', reason: 'error', at: now()};
+        return;
+      }
+      if (!overflowRetried) {
+        overflowRetried = true;
+        yield* announce();
+        if (yield* compactNow('overflow')) {
+          round--;
+          continue;
+        }
       }
     }
+    yield* announce();
     if (turn.error !== null || signal.aborted) {
       // A failed or cut-off turn keeps what was said but runs none of its tool calls: they may be
       // truncated, and nobody approved them.
@@ -208,9 +246,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   async function* compactNow(reason: 'auto' | 'overflow'): AsyncGenerator<AgentEvent, boolean> {
     const result = await options.compaction!.compact(history, signal);
     if (!result.ok) {
-      if (result.error.code !== 'nothing-to-compact' || reason === 'overflow') {
-        yield {type: 'error', code: 'compaction', message: result.error.message};
-      }
+      // With nothing to compact, the request's own error (or the fit check) says what happened.
+      if (result.error.code !== 'nothing-to-compact') yield {type: 'error', code: 'compaction', message: result.error.message};
       return false;
     }
     history.splice(0, history.length, ...result.value.history);
@@ -220,6 +257,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       summary: result.value.summary,
       summarised: result.value.summarised,
       kept: result.value.kept,
+      ...(result.value.shortened ? {shortened: result.value.shortened} : {}),
       history: history.filter(message => message.type !== 'system'),
     };
     return true;

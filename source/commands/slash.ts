@@ -4,6 +4,7 @@ import {permissionCommands} from './permission-commands.js';
 import {runMcpCommand} from './mcp.js';
 import {redrawCommand} from './redraw.js';
 import {sessionCommands} from './session-commands.js';
+import {modelCommands} from './model-commands.js';
 
 export type {CommandContext, SlashCommand} from './context.js';
 
@@ -32,16 +33,7 @@ export const slashCommands: readonly SlashCommand[] = [
       if (!cleared.ok) note(context, cleared.error);
     },
   },
-  {
-    name: 'model',
-    args: 'NAME',
-    description: 'switch the model',
-    run: (arg, context) => {
-      if (!arg) return note(context, `model: ${context.state.model}`);
-      context.session.setModel(arg);
-      note(context, `model set to ${arg}`);
-    },
-  },
+  ...modelCommands,
   {
     name: 'mode',
     args: 'MODE',

@@ -2,6 +2,7 @@ import type {SessionSummary} from '../agent/session/saved.js';
 import type {RewindScope} from '../agent/session/agent-session.js';
 import type {RewindPoint} from '../agent/session/rewind.js';
 import type {Overlay as OverlayState} from '../state/reducer.js';
+import {ModelPicker} from './ModelPicker.js';
 import {McpApprove} from './McpApprove.js';
 import {RewindPicker} from './RewindPicker.js';
 import {SessionPicker} from './SessionPicker.js';
@@ -16,6 +17,8 @@ export type Props = {
   readonly onPick: (session: SessionSummary | null) => void;
   /** The answer to the undo question. */
   readonly onUndo: (yes: boolean) => void;
+  /** A model chosen in the model picker, or null when the person left it. */
+  readonly onModel: (model: string | null) => void;
   /** The answer to starting the project's MCP servers. */
   readonly onMcpApprove: (yes: boolean) => void;
   /** The prompt and scope chosen in the rewind list, or null when the person left it. */
@@ -23,8 +26,20 @@ export type Props = {
 };
 
 /** What is shown in place of the prompt until the person answers. */
-export function Overlay({overlay, rows, width, onPick, onUndo, onMcpApprove, onRewind}: Props) {
+export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApprove, onRewind}: Props) {
   if (overlay.kind === 'mcp-approve') return <McpApprove servers={overlay.servers} width={width} onAnswer={onMcpApprove} />;
+  if (overlay.kind === 'model') {
+    return (
+      <ModelPicker
+        models={overlay.models}
+        current={overlay.current}
+        rows={Math.max(4, rows - 4)}
+        width={width}
+        onCancel={() => onModel(null)}
+        onPick={onModel}
+      />
+    );
+  }
   if (overlay.kind === 'picker') {
     return (
       <SessionPicker

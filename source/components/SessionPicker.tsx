@@ -2,6 +2,7 @@ import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import type {SessionSummary} from '../agent/session/saved.js';
 import {toTerminalText} from '../core/terminal-text.js';
+import {firstVisible} from './layout.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -33,15 +34,10 @@ export function SessionPicker({sessions, onPick, onCancel, cancelLabel = 'new se
     {isActive},
   );
   if (sessions.length === 0) {
-    return (
-      <Box flexDirection="column" width={width}>
-        <Text>No sessions in this workspace yet.</Text>
-        <Text {...theme.dim}>esc back</Text>
-      </Box>
-    );
+    return <EmptyList text="No sessions in this workspace yet." width={width} />;
   }
   const visible = Math.max(1, rows - 2);
-  const first = Math.min(Math.max(0, selected - visible + 1), Math.max(0, sessions.length - visible));
+  const first = firstVisible(selected, sessions.length, visible);
   return (
     <Box flexDirection="column" width={width}>
       <Text {...theme.bold}>Resume a session ({sessions.length})</Text>
@@ -56,6 +52,17 @@ export function SessionPicker({sessions, onPick, onCancel, cancelLabel = 'new se
         );
       })}
       <Text {...theme.dim}>↑/↓ choose · enter resume · esc {cancelLabel}</Text>
+    </Box>
+  );
+}
+
+/** A picker with nothing to pick: what is missing, and the way back. */
+export function EmptyList({text, width}: {readonly text: string; readonly width: number}) {
+  const theme = useTheme();
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text>{text}</Text>
+      <Text {...theme.dim}>esc back</Text>
     </Box>
   );
 }

@@ -12,8 +12,11 @@ export type Props = {
   /** Tools answered "always" in this session. */
   readonly alwaysTools: readonly string[];
   readonly usage: UsageTotals;
-  /** The model's context window in tokens, when known: shows how full it is. */
-  readonly contextWindow?: number;
+  /**
+   * The model's context window in tokens: shows how full it is. null: nobody has said (the
+   * server was silent and nothing is configured), which the bar says instead of guessing.
+   */
+  readonly contextWindow?: number | null;
   /** The working directory as shown (already shortened, e.g. `~/src/app`). */
   readonly cwd: string;
   readonly keyState: KeyState;
@@ -33,7 +36,11 @@ const hints: Record<KeyState, string> = {
 export function StatusBar({model, mode, alwaysTools, usage, contextWindow, cwd, keyState, width}: Props) {
   const theme = useTheme();
   const fill =
-    contextWindow && usage.lastPromptTokens > 0 ? ` (${Math.round((usage.lastPromptTokens / contextWindow) * 100)}% ctx)` : '';
+    contextWindow === null
+      ? ' (ctx window unknown)'
+      : contextWindow
+        ? ` (${Math.round((usage.lastPromptTokens / contextWindow) * 100)}% of ${contextWindow.toLocaleString('en-US')} ctx)`
+        : '';
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end">

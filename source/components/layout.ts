@@ -17,3 +17,8 @@ export function budgetRows(input: {rows: number; inputLines: number; menuRows: n
   const live = Math.min(liveRowsDuringApproval, Math.floor(free / 3));
   return {live, approval: Math.max(1, free - live)};
 }
+
+/** The first row of a list scrolled so that `selected` is in the last of `visible` rows at most. */
+export function firstVisible(selected: number, count: number, visible: number): number {
+  return Math.min(Math.max(0, selected - visible + 1), Math.max(0, count - visible));
+}

@@ -19,6 +19,14 @@ export type AssistantTurn = {
   aborted?: boolean;
   /** Chunks that were not JSON and were skipped; a non-zero count is worth a warning, not a failure. */
   malformedChunks?: number;
+  /** The server refused the request as longer than its context window (with what it said about sizes). */
+  contextRefusal?: ContextRefusal;
+};
+
+/** What a "request exceeds the context" refusal said; each field only when the server named it. */
+export type ContextRefusal = {
+  window?: number;
+  promptTokens?: number;
 };
 
 /** A tool definition as sent to the model. */

@@ -93,6 +93,8 @@ export type AgentEvent =
       /** Messages folded into the summary, and messages kept as they were. */
       summarised: number;
       kept: number;
+      /** Tool outputs cut to their head and tail to fit the window. */
+      shortened?: number;
       history: Message[];
     }
   | {type: 'error'; message: string; code?: string}

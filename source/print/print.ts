@@ -2,6 +2,7 @@ import type {Config} from '../agent/config/config.js';
 import type {AgentSession, SessionEvent} from '../agent/session/agent-session.js';
 import type {AgentEvent} from '../core/events.js';
 import {showInvisible, toTerminalText} from '../core/terminal-text.js';
+import {compactionNote} from '../agent/window-text.js';
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
 export type PrintIO = {
@@ -12,6 +13,9 @@ export type PrintIO = {
 };
 
 export const EXIT = {ok: 0, failed: 1, interrupted: 130} as const;
+
+/** How long the first request waits for the server to say its window. */
+const PROBE_WAIT_MS = 1_500;
 
 /**
  * Runs one prompt through the session and prints what it reports. Returns the exit code: 0 when
@@ -43,6 +47,8 @@ export async function runPrint(config: Config, session: AgentSession, prompt: st
   });
   let reason;
   try {
+    // The server's window decides whether the prompt fits; it is waited for this long at most.
+    await session.window.ready(PROBE_WAIT_MS);
     reason = await session.prompt(prompt, {signal});
   } finally {
     unsubscribe();
@@ -91,7 +97,7 @@ function textPrinter(out: CoalescingWriter, stderr: TextSink, answer: (text: str
         stderr.write(`nib: ${event.message}\n`);
         return;
       case 'compaction':
-        stderr.write(`nib: context compacted: ${event.summarised} messages summarised, ${event.kept} kept\n`);
+        stderr.write(`nib: ${compactionNote(event)}\n`);
         return;
       case 'turn-end':
         if (event.reason === 'aborted') stderr.write('nib: interrupted\n');

@@ -8,6 +8,7 @@
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, Decision, Usage} from '../core/events.js';
 import {terminalSafe, toTerminalText} from '../core/terminal-text.js';
+import {compactionNote} from '../agent/window-text.js';
 import {outputTailChars} from './coalesce.js';
 import {emptyScan, scanSafePoints} from './split.js';
 import type {LiveTurn, ToolView, TranscriptItem, UiInput, UiState, UsageTotals} from './types.js';
@@ -107,7 +108,7 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'cleared':
       return {...s, transcript: [], epoch: s.epoch + 1, live: emptyLive, approvals: []};
     case 'compaction':
-      return append(s, {kind: 'notice', text: compactionNotice(input.reason, input.summarised)});
+      return append(s, {kind: 'notice', text: compactionNote(input)});
     case 'show-overlay':
       return {...s, overlay: input.overlay};
     case 'close-overlay':
@@ -232,11 +233,6 @@ function firstLine(text: string): string {
 
 export function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s` : `${Math.round(ms / 1000)} s`;
-}
-
-function compactionNotice(reason: Extract<AgentEvent, {type: 'compaction'}>['reason'], summarised: number): string {
-  const why = reason === 'overflow' ? 'too long for the model' : reason === 'manual' ? 'compacted on request' : 'nearly full';
-  return `Context ${why}: compacted ${summarised} older messages into a summary (the session log keeps them all).`;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

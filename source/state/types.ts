@@ -99,6 +99,8 @@ export type UiAction =
 /** Something the person must answer before the prompt comes back. */
 export type Overlay =
   | {kind: 'picker'; sessions: readonly SessionSummary[]; cancelLabel: string}
+  /** The server's models (null: it has no model list), the current one marked. */
+  | {kind: 'model'; models: readonly string[] | null; current: string}
   | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]}
   /** The project's MCP servers waiting for approval in this workspace. */
   | {kind: 'mcp-approve'; servers: ReadonlyArray<{name: string; runs: string}>}

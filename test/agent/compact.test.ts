@@ -3,7 +3,8 @@ import {SUMMARY_PREFIX, chooseCut, compactHistory} from '../../source/agent/comp
 import type {AgentEvent} from '../../source/core/events.js';
 import {runAgent} from '../../source/agent/loop.js';
 import {createToolRegistry, createReadLedger} from '../../source/tools/index.js';
-import {ContextTracker, contextTokens, contextWindowFor, estimateTokens, isContextLengthError, shouldCompact} from '../../source/agent/context.js';
+import {ContextTracker, contextTokens, contextWindowFor, estimateTokens, shouldCompact} from '../../source/agent/context.js';
+import {isContextLengthMessage as isContextLengthError} from '../../source/agent/provider/refusal.js';
 import {toWire, unansweredToolCalls, type Message} from '../../source/core/messages.js';
 import {createProvider} from '../../source/agent/provider/client.js';
 import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
@@ -85,8 +86,9 @@ describe('context', () => {
     expect(tracker.tokens(history)).toBe(5000);
   });
 
-  test('window per model with the 128k default; threshold can be off', () => {
-    expect(contextWindowFor('a', {b: 8192})).toBe(128_000);
+  test('window per model, unknown without one; threshold can be off', () => {
+    expect(contextWindowFor('a', {b: 8192})).toBe(null);
+    expect(contextWindowFor('a', {b: 8192}, 32_000)).toBe(32_000);
     expect(contextWindowFor('b', {b: 8192})).toBe(8192);
     expect(shouldCompact(81, {window: 100, compactAt: 0.8})).toBe(true);
     expect(shouldCompact(80, {window: 100, compactAt: 0.8})).toBe(false);

@@ -21,7 +21,15 @@ test('model, mode, tokens and directory, then the keys that apply', () => {
 
 test('"always" tools and context fill', () => {
   const frame = plain(render(<StatusBar {...props} alwaysTools={['bash', 'edit']} contextWindow={62_000} />).lastFrame());
-  expect(frame).toContain('ask · always: bash, edit · ↑12.4k ↓830 (10% ctx)');
+  expect(frame).toContain('ask · always: bash, edit · ↑12.4k ↓830 (10% of 62,000 ctx)');
+});
+
+test('the server\'s window, or that nobody said it: never a made-up percentage', () => {
+  const small = {...props, usage: {...props.usage, lastPromptTokens: 1800}};
+  expect(plain(render(<StatusBar {...small} contextWindow={4096} />).lastFrame())).toContain('(44% of 4,096 ctx)');
+  const unknown = plain(render(<StatusBar {...small} contextWindow={null} />).lastFrame());
+  expect(unknown).toContain('(ctx window unknown)');
+  expect(unknown).not.toMatch(/%/);
 });
 
 test('hints follow the state', () => {

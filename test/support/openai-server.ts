@@ -16,11 +16,13 @@
  *
  * Response kinds are built with `sse` (test/support/sse.ts): text and tool-call turns, raw `.sse`
  * replay cut into random pieces, HTTP errors with headers, a reset after N bytes, a stall, slow
- * streaming. `GET /v1/models` lists one model.
+ * streaming. `GET /v1/models` lists one model; a `persona` answers like llama.cpp, vLLM, Ollama,
+ * LM Studio or OpenRouter instead, window and refusals included.
  */
 import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import type {ScriptedResponse, Split, StreamResponse} from './sse.js';
+import {countTokens, metadata, refusal, type Persona} from './server-persona.js';
 
 export {sse} from './sse.js';
 
@@ -41,6 +43,9 @@ export type RecordedRequest = {
   /** Parsed JSON; `{messages: []}` plus `rawBody` when the body was not JSON. */
   body: RecordedBody;
   rawBody: string;
+  /** With a persona that has a window: the server's count of the request, and whether it was over. */
+  promptTokens?: number;
+  overWindow?: boolean;
 };
 
 export type Script =
@@ -65,6 +70,11 @@ export type ServerOptions = {
    * The request is still recorded; it consumes no scripted response.
    */
   validate?: boolean;
+  /**
+   * Answer the metadata routes, and refuse requests over a window, as one kind of real server
+   * does (test/support/server-persona.ts). Without it, `GET /models` lists one model.
+   */
+  persona?: Persona;
 };
 
 export async function startOpenAiServer(script: Script, options: ServerOptions = {}): Promise<OpenAiServer> {
@@ -76,7 +86,14 @@ export async function startOpenAiServer(script: Script, options: ServerOptions =
   const server = createServer(async (req, res) => {
     const rawBody = await readBody(req);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (req.method === 'GET' && path.endsWith('/models')) {
+    const persona = options.persona;
+    const meta = persona ? metadata(persona, req.method ?? 'GET', path) : null;
+    if (meta) {
+      res.writeHead(meta.status, {'content-type': 'application/json; charset=utf-8'});
+      res.end(meta.body);
+      return;
+    }
+    if (!persona && req.method === 'GET' && path.endsWith('/models')) {
       sendJson(res, 200, {object: 'list', data: [{id: 'nib-test-model', object: 'model', owned_by: 'nib'}]});
       return;
     }
@@ -91,10 +108,21 @@ export async function startOpenAiServer(script: Script, options: ServerOptions =
       body: parseBody(rawBody),
       rawBody,
     };
+    if (persona?.window !== undefined) {
+      recorded.promptTokens = countTokens(recorded.body);
+      recorded.overWindow = recorded.promptTokens > persona.window;
+    }
     const index = requests.push(recorded) - 1;
     for (const waiter of waiters.splice(0)) {
       if (requests.length >= waiter.count) waiter.resolve();
       else waiters.push(waiter);
+    }
+    const refused = persona && recorded.overWindow ? refusal(persona, recorded.promptTokens!) : null;
+    if (refused) {
+      rejected += 1;
+      res.writeHead(refused.status, {'content-type': 'application/json; charset=utf-8'});
+      res.end(refused.body);
+      return;
     }
     const invalid = options.validate ? historyProblem(recorded.body.messages) : null;
     if (invalid) {

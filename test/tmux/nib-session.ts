@@ -10,6 +10,7 @@ import {afterEach, beforeAll} from 'vitest';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {createSandbox} from '../support/sandbox.js';
 import {CLI, ROOT, startTerminal, type Terminal} from '../support/tmux.js';
+import type {Persona} from '../support/server-persona.js';
 
 export type NibSession = {
   readonly term: Terminal;
@@ -33,6 +34,8 @@ export type NibOptions = {
   readonly shell?: string;
   readonly width?: number;
   readonly height?: number;
+  /** The loopback server answers like this kind of server (its window, its refusals). */
+  readonly persona?: Persona;
   readonly historyLimit?: number;
 };
 
@@ -50,7 +53,7 @@ export async function startTmuxNib(options: NibOptions): Promise<NibSession> {
     await mkdir(dirname(join(workspace, path)), {recursive: true});
     await writeFile(join(workspace, path), content);
   }
-  const server = await startOpenAiServer(options.script);
+  const server = await startOpenAiServer(options.script, options.persona ? {persona: options.persona} : {});
   // Colours on: the tmux tests look at them (NO_COLOR suits the piped e2e runs, not a terminal).
   const {NO_COLOR: _noColor, ...base} = sandbox.env;
   const env = {...base, TERM: 'screen-256color', OPENAI_BASE_URL: server.url, NIB_MODEL: 'nib-test-model', ...options.env};

@@ -44,8 +44,11 @@ export type Config = {
   mcpConfig: string | undefined;
   /** How long print mode waits for MCP servers before going on without the missing ones. */
   mcpStartupTimeoutMs: number;
-  /** the model's context window in tokens (per-model overrides already applied). */
-  contextWindow: number;
+  /**
+   * The model's context window in tokens, as the person set it (flag, or the config file with
+   * per-model entries applied); null asks the server.
+   */
+  contextWindow: number | null;
   /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
   /** The command sandbox: --sandbox > the config file > auto, with its network switch and extra hidden paths. */
@@ -159,7 +162,7 @@ export async function resolveConfig(input: {
       mcpServers: file.value.mcpServers ?? {},
       mcpConfig: flags.mcpConfig,
       mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
-      contextWindow: contextWindowOf(model, file.value),
+      contextWindow: flags.contextWindow ?? contextWindowOf(model, file.value),
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
       sandbox: sandboxOf(flags, file.value),
       permissions: file.value.permissions ?? {},
@@ -195,8 +198,8 @@ export function isLoopback(baseURL: string): boolean {
   return local.includes(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function contextWindowOf(model: string | undefined, file: ConfigFile): number {
-  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? 128_000;
+function contextWindowOf(model: string | undefined, file: ConfigFile): number | null {
+  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? null;
 }
 
 function sandboxOf(flags: Flags, file: ConfigFile): SandboxOptions {

@@ -28,6 +28,8 @@ export type Flags = {
   print: boolean;
   outputFormat?: OutputFormat;
   maxRounds?: number;
+  /** Tokens the model's server holds; overrides what the server says. */
+  contextWindow?: number;
   help: boolean;
   version: boolean;
   /** run against the bundled scripted server. */
@@ -55,6 +57,7 @@ export const FLAG_HELP: ReadonlyArray<readonly [string, string]> = [
   ['--cwd DIR', 'workspace directory (default: the current directory)'],
   ['--output-format FMT', 'print mode output: text | json (one event per line)'],
   ['--max-rounds N', `model round trips per prompt before stopping (default ${LIMITS.maxRounds})`],
+  ['--context-window N', "the model's context window in tokens (default: asked from the server)"],
   ['--sandbox MODE', 'auto | on | off: run commands in a bubblewrap sandbox (default auto: when bwrap works)'],
   ['--trust-project', "count this project's allow rules and hooks for this run (.nib/settings.json)"],
   ['--continue', 'resume the latest session in this workspace'],
@@ -81,6 +84,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
         print: {type: 'boolean', short: 'p'},
         'output-format': {type: 'string'},
         'max-rounds': {type: 'string'},
+        'context-window': {type: 'string'},
         help: {type: 'boolean', short: 'h'},
         version: {type: 'boolean', short: 'v'},
         demo: {type: 'boolean'},
@@ -118,6 +122,13 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       return {ok: false, error: `--max-rounds must be a positive whole number, not "${values['max-rounds']}"`};
     }
   }
+  let contextWindow: number | undefined;
+  if (values['context-window'] !== undefined) {
+    contextWindow = Number(values['context-window'].replace(/_/g, ''));
+    if (!Number.isInteger(contextWindow) || contextWindow < 256) {
+      return {ok: false, error: `--context-window must be a whole number of tokens, at least 256, not "${values['context-window']}"`};
+    }
+  }
   const sandbox = values.sandbox;
   if (sandbox !== undefined && !(SANDBOX_SETTINGS as readonly string[]).includes(sandbox)) {
     return {ok: false, error: `--sandbox must be one of ${SANDBOX_SETTINGS.join(', ')}, not "${sandbox}"`};
@@ -134,6 +145,7 @@ export function parseFlags(argv: readonly string[]): Result<Flags> {
       print: values.print ?? false,
       outputFormat: outputFormat as OutputFormat | undefined,
       maxRounds,
+      contextWindow,
       help: values.help ?? false,
       version: values.version ?? false,
       demo: values.demo ?? false,

@@ -114,7 +114,8 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
     if (retry === null) {
       const message =
         failure.retryable && attempt > 1 ? `${failure.message} (gave up after ${attempt} attempts)` : failure.message;
-      yield {type: 'done', turn: failedTurn(context, accumulator, message, failure.aborted === true)};
+      const turn = failedTurn(context, accumulator, message, failure.aborted === true);
+      yield {type: 'done', turn: failure.contextRefusal ? {...turn, contextRefusal: failure.contextRefusal} : turn};
       return;
     }
     yield {

@@ -4,6 +4,8 @@
  */
 import {APIConnectionError, APIError, APIUserAbortError} from 'openai';
 import {redact} from '../config/redact.js';
+import type {ContextRefusal} from '../../core/chat.js';
+import {readContextRefusal} from './refusal.js';
 
 export type Failure = {
   message: string;
@@ -12,6 +14,8 @@ export type Failure = {
   aborted?: boolean;
   /** The server refused `stream_options`; the same request without it may work. */
   rejectsStreamOptions?: boolean;
+  /** The server refused the request as longer than its window. */
+  contextRefusal?: ContextRefusal;
 };
 
 export function abortedFailure(): Failure {
@@ -50,6 +54,9 @@ export function describeRequestError(target: {baseURL: string; model: string; ke
     case 404:
       return {message: withDetail(`${head}: check the base URL and the model name "${model}"`), retryable: false};
   }
+  // Never retried: the same request is exactly as long the next time.
+  const refusal = status < 500 ? readContextRefusal(error.error, detail) : null;
+  if (refusal) return {message: withDetail(head), retryable: false, contextRefusal: refusal};
   const retryable = isRetryableStatus(status);
   const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
   return {

@@ -6,7 +6,8 @@ import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import type {McpControl} from '../mcp/control.js';
 import {compactHistory} from '../compact.js';
-import {runAgent, type LoopCompaction, type LoopTools} from '../loop.js';
+import {runAgent, type LoopTools} from '../loop.js';
+import type {SessionWindow} from './window.js';
 import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.js';
 import {Approvals} from './approvals.js';
 import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
@@ -41,6 +42,8 @@ export type AgentSessionInit = {
   /** Lines from opening the guard: no sandbox here, project rules waiting for trust. */
   notices?: readonly string[];
   now?: () => number;
+  /** No model was configured and the server serves several: the TUI asks which first. */
+  chooseModel?: boolean;
 };
 
 type Busy = Result<void>;
@@ -56,6 +59,7 @@ const YIELD_EVERY_MS = 50;
 export class AgentSession {
   readonly root: string;
   readonly tools: LoopTools;
+  readonly chooseModel: boolean;
   /** The rules in force, the hooks and the sandbox; /permissions lists and removes rules through it. */
   readonly guard: Guard | undefined;
   readonly mcp: McpControl | undefined;
@@ -91,10 +95,21 @@ export class AgentSession {
     this.canAsk = init.canAsk;
     this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
+    this.chooseModel = init.chooseModel === true;
     this.guard = init.guard;
     if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
     this.startNotices = [...(init.notices ?? [])];
     this.extras = new PromptExtras(init.store.loaded);
+    // The server's window arrives after the first frame (or with a refusal); the status follows.
+    this.store.window.onChange(() => {
+      this.flushNotices(false);
+      this.emit(this.contextEvent());
+    });
+  }
+
+  /** The context window: its size, where it goes (/context), the server's models (the picker). */
+  get window(): SessionWindow {
+    return this.store.window;
   }
 
   /** SessionStart hooks; their warnings join the start notices. */
@@ -134,7 +149,7 @@ export class AgentSession {
     const loaded = this.store.loaded;
     return [
       ...(loaded ? replayEvents(loaded) : []),
-      ...[...this.store.notices, ...this.startNotices].map(text => ({type: 'notice', text}) as const),
+      ...[...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])].map(text => ({type: 'notice', text}) as const),
       ...(loaded ? [resumedNotice(loaded)] : []),
       this.contextEvent(),
     ];
@@ -160,7 +175,7 @@ export class AgentSession {
     try {
       // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
       if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
-      this.flushNotices();
+      this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and the log's
       // turn-start keep the prompt as typed.
       const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, abort.signal);
@@ -177,14 +192,14 @@ export class AgentSession {
         alwaysAllowed: this.grants,
         maxRounds: this.maxRounds,
         ...(this.guard ? {guard: this.guard} : {}),
-        compaction: this.compaction(),
+        compaction: this.store.window.compaction(() => this.provider),
         signal: abort.signal,
         now: this.now,
       })) {
         const event = loopEvent.type === 'turn-start' ? {...loopEvent, prompt: text} : loopEvent;
         this.emit(stamp(event, this.now));
         // Awaited before the loop is asked for more: the log is on disk before each request.
-        await this.store.observe(event, this.messages.length);
+        await this.store.observe(event, this.messages);
         if (event.type === 'approval-decision' && event.decision.kind === 'always') this.emitGrants();
         if (event.type === 'usage' || event.type === 'compaction') this.emit(this.contextEvent());
         if (event.type === 'turn-end') reason = event.reason;
@@ -196,7 +211,7 @@ export class AgentSession {
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       release();
-      this.flushNotices();
+      this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once; the session runs its snapshots in order. Print
       // mode waits, so the process does not exit under a snapshot.
@@ -236,13 +251,14 @@ export class AgentSession {
   /** The next request, and every compaction from now on, use `model`. */
   setModel(model: string): void {
     this.provider = this.connect(model);
+    this.store.window.reprobe(model, this.messages);
     this.emit({type: 'model', model});
   }
 
   /** /compact: asked for by name, so even a short conversation is summarised (about its last quarter kept). */
   async compact(): Promise<Result<{summarised: number; kept: number}>> {
     return this.exclusive(async () => {
-      const tracker = this.store.tracker;
+      const tracker = this.store.window.tracker;
       const keepTokens = Math.min(tracker.keepTokens, Math.floor(tracker.tokens(this.messages) / 4));
       const result = await compactHistory({provider: this.provider, history: this.messages, keepTokens, signal: new AbortController().signal});
       if (!result.ok) return {ok: false, error: result.error.message};
@@ -382,13 +398,6 @@ export class AgentSession {
     if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${note}`};
   }
 
-  /** The provider is read when compaction runs, so a /model switch reaches the summaries too. */
-  private compaction(): LoopCompaction {
-    const {tracker} = this.store;
-    const compact = (history: readonly Message[], signal: AbortSignal) => compactHistory({provider: this.provider, history, keepTokens: tracker.keepTokens, signal});
-    return {shouldCompact: history => tracker.shouldCompact(history), compact};
-  }
-
   /** Runs `work` as the only thing the session does; refused while anything else runs. */
   private async exclusive<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
     if (this.isBusy) return {ok: false, error: BUSY_MESSAGE};
@@ -413,11 +422,13 @@ export class AgentSession {
     this.emit({type: 'grants', tools: [...this.grants]});
   }
 
-  private flushNotices(): void {
-    for (const text of this.store.takeNotices()) this.emit({type: 'notice', text});
+  /** Print mode says the window's notices after the answer (`final`): a refusal's sentence comes first. */
+  private flushNotices(final: boolean): void {
+    const window = this.canAsk || final ? this.store.window.takeNotices() : [];
+    for (const text of [...this.store.takeNotices(), ...window]) this.emit({type: 'notice', text});
   }
 
   private contextEvent(): SessionEvent {
-    return {type: 'context', tokens: this.store.tracker.tokens(this.messages), window: this.store.tracker.settings.window};
+    return {type: 'context', tokens: this.store.window.tracker.tokens(this.messages), window: this.store.window.window};
   }
 }

@@ -9,6 +9,8 @@ import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
 import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
+import {modelFromServer} from './server-model.js';
+import {probeTarget} from './window.js';
 
 export type OpenSessionOptions = {
   /** False in print mode: nobody is there to answer an approval. */
@@ -22,7 +24,10 @@ export type OpenSessionOptions = {
  * log (new, --continue, --resume ID), project instructions, the provider, the system prompt and
  * the tools. A config that cannot start a session (no model, no key) is an error sentence.
  */
-export async function openSession(config: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
+export async function openSession(given: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
+  const chosen = await modelFromServer(given, options.canAsk);
+  if (!chosen.ok) return chosen;
+  const {config, notice, chooseModel} = chosen.value;
   const problem = readinessProblem(config);
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
@@ -82,7 +87,12 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
       }),
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,
+    chooseModel,
   });
+  // In the background: the first frame never waits for it, print mode's first request only briefly.
+  store.window.setTools(defaultRegistry.definitions({mode: config.approvalMode}));
+  void store.window.probe(probeTarget(config, session.model), session.history);
+  if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};
 }

@@ -1,6 +1,6 @@
 import {realpath} from 'node:fs/promises';
 import type {ApprovalMode} from '../../core/approval-mode.js';
-import {ContextTracker} from '../context.js';
+import {SessionWindow} from './window.js';
 import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
 import type {Message} from '../../core/messages.js';
@@ -24,7 +24,7 @@ export type SessionStoreOptions = {
   apiKey: string | undefined;
   choice: SessionChoice;
   retentionDays: number;
-  contextWindow: number;
+  contextWindow: number | null;
   autoCompact: number | null;
   env?: NodeJS.ProcessEnv;
 };
@@ -39,7 +39,8 @@ export class SessionStore {
   /** Things to tell the person at start: a damaged log, a missing session, cut instructions. */
   readonly notices: string[];
   readonly instructions: Instructions;
-  readonly tracker: ContextTracker;
+  /** The context window (configured, asked from the server, or learned from a refusal) and its fill. */
+  readonly window: SessionWindow;
   /** User turns so far (the next turn is turns + 1). */
   turns: number;
   /** Snapshot records of this session, oldest first. */
@@ -61,7 +62,7 @@ export class SessionStore {
     loaded: LoadedSession | null;
     notices: string[];
     instructions: Instructions;
-    tracker: ContextTracker;
+    window: SessionWindow;
     redact: Redactor;
   }) {
     this.redact = init.redact;
@@ -72,7 +73,7 @@ export class SessionStore {
     this.loaded = init.loaded;
     this.notices = init.notices;
     this.instructions = init.instructions;
-    this.tracker = init.tracker;
+    this.window = init.window;
     this.turns = init.loaded?.turns ?? 0;
     this.snapshots = [...(init.loaded?.snapshots ?? [])];
   }
@@ -98,8 +99,8 @@ export class SessionStore {
     const log = loaded
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
-    const tracker = new ContextTracker({window: options.contextWindow, compactAt: options.autoCompact});
-    return new SessionStore({root, data, dir, log, loaded, notices, instructions, tracker, redact});
+    const window = new SessionWindow({configured: options.contextWindow, compactAt: options.autoCompact});
+    return new SessionStore({root, data, dir, log, loaded, notices, instructions, window, redact});
   }
 
   /** The conversation to continue, without a system message (the caller builds a fresh one). */
@@ -112,8 +113,8 @@ export class SessionStore {
    * a log that cannot be written (full disk, read-only data dir) costs resume, not the turn; the
    * problem is reported once through takeNotices().
    */
-  async observe(event: AgentEvent, historyLength: number): Promise<void> {
-    this.tracker.observe(event, historyLength);
+  async observe(event: AgentEvent, history: readonly Message[]): Promise<void> {
+    this.window.tracker.observe(event, history.length, history);
     if (event.type === 'turn-start') this.turns++;
     await this.guardLog(() => this.log.observe(event));
   }
@@ -138,7 +139,7 @@ export class SessionStore {
 
   /** A compaction the session made: the log keeps the summary and the history it replaced. */
   async recordCompaction(history: readonly Message[], summary: string): Promise<void> {
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.log.recordCompaction([...history], summary);
     await this.guardLog(() => this.log.flush());
   }
@@ -148,7 +149,7 @@ export class SessionStore {
     await this.snapshotting;
     this.turns = turn - 1;
     this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(snapshot => snapshot.turn < turn));
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.log.recordRewind(turn, history);
     await this.guardLog(() => this.log.flush());
   }
@@ -161,7 +162,7 @@ export class SessionStore {
     this.loaded = null;
     this.turns = 0;
     this.snapshots.splice(0);
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.store = null;
   }
 
@@ -173,7 +174,7 @@ export class SessionStore {
     this.loaded = loaded;
     this.turns = loaded.turns;
     this.snapshots.splice(0, this.snapshots.length, ...loaded.snapshots);
-    this.tracker.reset();
+    this.window.tracker.reset();
     this.store = null;
   }
 

@@ -48,13 +48,14 @@ test('an answer given as the approval request is reported, before the loop waits
 });
 
 test('/model reaches auto-compaction: the summary is asked of the model switched to', async () => {
-  await writeConfig({contextWindow: 1000, autoCompact: 0.5});
+  // A window the system prompt and tools (about 1.8k tokens) fit in: a smaller one refuses every prompt.
+  await writeConfig({contextWindow: 10_000, autoCompact: 0.5});
   server = await startOpenAiServer([
-    sse.text('First answer.', usage(100)),
-    sse.text('Second answer.', usage(200)),
-    sse.text('Third answer, and now the context is nearly full.', usage(900)),
+    sse.text('First answer.', usage(2000)),
+    sse.text('Second answer.', usage(2100)),
+    sse.text('Third answer, and now the context is nearly full.', usage(9000)),
     sse.text('Summary of the earlier turns.'),
-    sse.text('Fourth answer.', usage(300)),
+    sse.text('Fourth answer.', usage(3000)),
   ]);
   const {session, events} = await open();
   for (const prompt of ['one', 'two', 'three']) await session.prompt(prompt);

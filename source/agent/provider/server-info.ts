@@ -1,0 +1,134 @@
+/**
+ * What the server says about itself: which kind of server it is, the models it serves, and the
+ * context window the chosen model really runs with. Local servers load a model with a window set
+ * at start (llama.cpp --ctx-size, vLLM --max-model-len, Ollama num_ctx, LM Studio's slider), often
+ * far below what the model was trained for, and only the server knows it.
+ *
+ * Every question has a short deadline and any failure is "unknown", never an error: a server
+ * that does not answer these routes still serves chat completions.
+ */
+import {knownWindow} from './known-windows.js';
+
+export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
+
+export type ServerInfo = {
+  kind: ServerKind;
+  /** Model ids from GET /models; null when the server has no model list. */
+  models: string[] | null;
+  /** The window of the model asked about, in tokens; null when nothing said it. */
+  window: number | null;
+  /** Where `window` came from, for /context ("llama.cpp /props"). */
+  source: string | null;
+  /** Ollama only: the model is not loaded yet, so `window` is what it will be loaded with. */
+  beforeLoad?: boolean;
+};
+
+export type ProbeOptions = {
+  baseURL: string;
+  apiKey?: string;
+  /** The model whose window is wanted; undefined asks only for the list (and a lone model's window). */
+  model?: string;
+  /** Per request; the whole probe is a handful of requests, most in parallel. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+};
+
+/** Ollama's window for a model loaded without num_ctx or OLLAMA_CONTEXT_LENGTH (GPUs under 24 GiB). */
+export const OLLAMA_DEFAULT_WINDOW = 4096;
+
+type Json = Record<string, unknown>;
+
+export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
+  const base = options.baseURL.replace(/\/+$/, '');
+  const root = base.replace(/\/v1$/, '');
+  const get = (url: string, body?: unknown) => getJson(url, options, body);
+
+  const listing = await get(`${base}/models`);
+  const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isRecord) : null;
+  const models = data ? data.map(entry => entry.id).filter((id): id is string => typeof id === 'string') : null;
+  const wanted = options.model ?? (models?.length === 1 ? models[0] : undefined);
+  const entry = data?.find(item => item.id === wanted) ?? (data?.length === 1 ? data[0] : undefined);
+
+  // The model list alone names the window on llama.cpp, vLLM and OpenRouter.
+  const meta = isRecord(entry?.meta) ? entry.meta : undefined;
+  if (positive(meta?.n_ctx)) return {kind: 'llama.cpp', models, window: meta!.n_ctx as number, source: 'llama.cpp /v1/models'};
+  if (positive(entry?.max_model_len)) return {kind: 'vllm', models, window: entry!.max_model_len as number, source: 'vLLM /v1/models'};
+  const top = isRecord(entry?.top_provider) ? entry.top_provider : undefined;
+  const routed = positive(top?.context_length) ? top!.context_length : entry?.context_length;
+  if (positive(routed)) return {kind: 'openrouter', models, window: routed as number, source: 'OpenRouter /models'};
+
+  // The rest answer on their own routes, at the root without /v1; asked together.
+  const [props, lmstudio, ollama] = await Promise.all([
+    get(`${root}/props`),
+    get(`${root}/api/v0/models`),
+    get(`${root}/api/ps`),
+  ]);
+  const settings = isRecord(props?.default_generation_settings) ? props.default_generation_settings : undefined;
+  if (positive(settings?.n_ctx)) return {kind: 'llama.cpp', models, window: settings!.n_ctx as number, source: 'llama.cpp /props'};
+
+  if (lmstudio && Array.isArray(lmstudio.data)) {
+    const found = (lmstudio.data as unknown[]).filter(isRecord).find(item => item.id === wanted);
+    const loaded = found?.state === 'loaded' && positive(found.loaded_context_length) ? (found.loaded_context_length as number) : null;
+    const window = loaded ?? (positive(found?.max_context_length) ? (found!.max_context_length as number) : null);
+    return {kind: 'lmstudio', models, window, source: window === null ? null : loaded ? 'LM Studio (loaded)' : 'LM Studio (model maximum)'};
+  }
+
+  if (ollama && Array.isArray(ollama.models)) {
+    const running = (ollama.models as unknown[]).filter(isRecord).find(item => item.name === wanted || item.model === wanted);
+    if (positive(running?.context_length)) {
+      return {kind: 'ollama', models, window: running!.context_length as number, source: 'Ollama /api/ps'};
+    }
+    if (!wanted) return {kind: 'ollama', models, window: null, source: null};
+    const shown = await get(`${root}/api/show`, {model: wanted});
+    return {kind: 'ollama', models, ...ollamaBeforeLoad(shown)};
+  }
+
+  const known = wanted ? knownWindow(wanted) : null;
+  return {kind: 'other', models, window: known, source: known === null ? null : 'known model'};
+}
+
+/**
+ * An unloaded Ollama model gets num_ctx from its Modelfile, else the server's default, and never
+ * more than it was trained for.
+ */
+function ollamaBeforeLoad(shown: Json | null): Pick<ServerInfo, 'window' | 'source' | 'beforeLoad'> {
+  const parameters = typeof shown?.parameters === 'string' ? shown.parameters : '';
+  const numCtx = /^\s*num_ctx\s+(\d+)/m.exec(parameters)?.[1];
+  const info = isRecord(shown?.model_info) ? shown.model_info : {};
+  const trained = Object.entries(info).find(([key, value]) => key.endsWith('.context_length') && positive(value))?.[1] as number | undefined;
+  const window = Math.min(numCtx ? Number(numCtx) : OLLAMA_DEFAULT_WINDOW, trained ?? Infinity);
+  return {window, source: numCtx ? 'Ollama Modelfile num_ctx' : 'Ollama default', beforeLoad: true};
+}
+
+async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<Json | null> {
+  const signals = [AbortSignal.timeout(options.timeoutMs ?? 1500)];
+  if (options.signal) signals.push(options.signal);
+  const headers: Record<string, string> = {accept: 'application/json'};
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    const response = await (options.fetch ?? globalThis.fetch)(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(body === undefined ? {} : {body: JSON.stringify(body)}),
+      signal: AbortSignal.any(signals),
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      return null;
+    }
+    const parsed: unknown = JSON.parse(await response.text());
+    return isRecord(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function positive(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0;
+}

@@ -1,0 +1,54 @@
+import {isLoopback, type Config} from '../config/config.js';
+import {probeServer} from '../provider/server-info.js';
+import type {Result} from '../../core/result.js';
+
+/**
+ * No model configured: a server that serves exactly one (llama.cpp, a vLLM or LM Studio with one
+ * model loaded) names it in its model list, and nib uses it. With several, the person chooses:
+ * the TUI offers them in the picker, print mode lists them in its error.
+ */
+export type ServerModels =
+  | {kind: 'one'; model: string; notice: string}
+  | {kind: 'several'; models: string[]}
+  | {kind: 'none'};
+
+/** How long nib waits for the model list before saying no model is configured. */
+const LIST_TIMEOUT_MS = 3_000;
+
+export async function modelsFromServer(config: Config, fetchImpl?: typeof fetch): Promise<ServerModels> {
+  // A remote server without a key would only answer 401; readinessProblem says what to do.
+  if (!config.apiKey && !isLoopback(config.baseURL)) return {kind: 'none'};
+  const info = await probeServer({
+    baseURL: config.baseURL,
+    ...(config.apiKey ? {apiKey: config.apiKey} : {}),
+    timeoutMs: LIST_TIMEOUT_MS,
+    ...(fetchImpl ? {fetch: fetchImpl} : {}),
+  });
+  const models = info.models ?? [];
+  if (models.length === 1) return {kind: 'one', model: models[0]!, notice: `No model configured; using the server's only model, ${models[0]}.`};
+  if (models.length > 1) return {kind: 'several', models};
+  return {kind: 'none'};
+}
+
+/** Print mode's error for a server with several models. */
+export function chooseModelError(config: Config, models: readonly string[]): string {
+  const shown = models.slice(0, 20).join(', ');
+  const more = models.length > 20 ? `, and ${models.length - 20} more` : '';
+  return `no model configured, and ${config.baseURL} serves ${models.length}: ${shown}${more}. Pass --model NAME, set NIB_MODEL, or add "model" to ${config.configPath}`;
+}
+
+/**
+ * No model configured: the server's only model, named in a notice. With several, print mode
+ * (nobody to ask) stops with them listed; the TUI starts on the first and asks (`chooseModel`).
+ */
+export async function modelFromServer(config: Config, canAsk: boolean): Promise<Result<{config: Config; notice?: string; chooseModel: boolean}>> {
+  if (config.model) return {ok: true, value: {config, chooseModel: false}};
+  const found = await modelsFromServer(config);
+  if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
+  if (found.kind === 'several') {
+    if (!canAsk) return {ok: false, error: chooseModelError(config, found.models)};
+    const notice = `No model configured, and the server serves ${found.models.length}: choose one (esc keeps ${found.models[0]}).`;
+    return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true}};
+  }
+  return {ok: true, value: {config, chooseModel: false}};
+}

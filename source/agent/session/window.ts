@@ -1,0 +1,184 @@
+import {answerReserve, ContextTracker, estimateTokens, estimateToolTokens} from '../context.js';
+import {fitHistory} from '../fit.js';
+import type {LoopCompaction} from '../loop.js';
+import type {Message} from '../../core/messages.js';
+import type {ChatProvider, ContextRefusal, ToolDefinition} from '../../core/chat.js';
+import {probeServer, type ProbeOptions, type ServerInfo, type ServerKind} from '../provider/server-info.js';
+import {approx, conversationTooFull, exact, ollamaTooSmall, promptTooLong, smallWindow, type WindowFacts} from '../window-text.js';
+
+/**
+ * The context window one session runs with, and everything that follows from it: asked from the
+ * server once in the background, set by the person (which wins), or learned from a refusal;
+ * the loop's fit checks; the notices a small window deserves; /context's breakdown.
+ */
+
+export type WindowSource = 'config' | 'server' | 'refusal';
+
+/** The fill the status bar shows: `window` null when unknown (then no percentage). */
+export type ContextFill = {tokens: number; window: number | null};
+
+/** What the probe needs from the config: the server, its key, the model. */
+export function probeTarget(config: {baseURL: string; apiKey: string | undefined}, model: string): ProbeOptions {
+  return {baseURL: config.baseURL, ...(config.apiKey ? {apiKey: config.apiKey} : {}), model};
+}
+
+/** Working room beyond the system prompt and tools, below which an Ollama window is too small. */
+const OLLAMA_MARGIN = 2048;
+
+export class SessionWindow {
+  readonly tracker: ContextTracker;
+  kind: ServerKind = 'other';
+  source: WindowSource | null;
+  /** Where the server's figure came from ("llama.cpp /props"), for /context. */
+  detail: string | null = null;
+  models: string[] | null = null;
+  private probing: Promise<ServerInfo | null> | null = null;
+  private target: ProbeOptions | null = null;
+  private warned = false;
+  private readonly listeners = new Set<() => void>();
+  private readonly notices: string[] = [];
+
+  constructor(options: {configured: number | null; compactAt: number | null}) {
+    this.tracker = new ContextTracker({window: options.configured, compactAt: options.compactAt});
+    this.source = options.configured === null ? null : 'config';
+  }
+
+  get window(): number | null {
+    return this.tracker.window;
+  }
+
+  /** Called whenever the window changes (the session emits a `context` event). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Things to say once: a small window, an Ollama window too small to work in. Each is taken once. */
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+
+  setTools(definitions: readonly ToolDefinition[]): void {
+    this.tracker.toolTokens = estimateToolTokens(definitions);
+  }
+
+  /**
+   * Starts asking the server; `ready()` waits for it. Never throws. Asked once per session, and
+   * again after a model switch (`again`): each model has its own window on most local servers.
+   */
+  probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
+    if (again) this.probing = null;
+    this.target = options;
+    this.probing ??= probeServer(options).then(
+      info => {
+        this.kind = info.kind;
+        this.models = info.models;
+        if (this.source !== 'config' && info.window !== null) this.set(info.window, 'server', info.source);
+        this.warn(system, options.model ?? info.models?.[0] ?? 'the model', info.beforeLoad === true);
+        return info;
+      },
+      () => null,
+    );
+    return this.probing;
+  }
+
+  /** Another model: its window is asked for again (unless the person set one). */
+  reprobe(model: string, system: readonly Message[]): void {
+    if (this.target) void this.probe({...this.target, model}, system, true);
+  }
+
+  /** A line to say with the window's own notices (print mode says them after the answer). */
+  note(text: string): void {
+    this.notices.push(text);
+  }
+
+  /** Waits for the probe at most `timeoutMs`: print mode's first request waits that long, no longer. */
+  async ready(timeoutMs: number): Promise<void> {
+    if (!this.probing) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.probing, new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** The server named its window in a refusal: the session runs with it from now on. */
+  learn(refusal: ContextRefusal, sent?: readonly Message[]): void {
+    if (refusal.promptTokens !== undefined && sent) this.tracker.calibrate(refusal.promptTokens, sent);
+    if (refusal.window !== undefined && this.source !== 'config') this.set(refusal.window, 'refusal', 'the server refused a request');
+  }
+
+  fill(history: readonly Message[]): ContextFill {
+    return {tokens: this.tracker.tokens(history), window: this.window};
+  }
+
+  /**
+   * The loop's hooks: compact before sending, refuse what cannot fit. The provider is read when
+   * compaction runs, so a /model switch reaches the summaries too.
+   */
+  compaction(provider: () => ChatProvider): LoopCompaction {
+    return {
+      shouldCompact: history => this.tracker.shouldCompact(history),
+      compact: (history, signal) => fitHistory({provider: provider(), history, tracker: this.tracker, signal}),
+      refuse: (prompt, history) => {
+        const facts = this.facts(history);
+        if (!facts) return null;
+        const alone = this.tracker.scale(estimateTokens([{type: 'user', content: prompt}]));
+        return facts.fixed + alone + answerReserve(facts.window) > facts.window ? promptTooLong(alone, facts) : null;
+      },
+      fits: history => this.tracker.fits(history),
+      tooFull: history => conversationTooFull(this.tracker.tokens(history), this.facts(history)!),
+      learn: (refusal, history) => this.learn(refusal, history),
+    };
+  }
+
+  /** Where the window goes, for /context. */
+  describe(history: readonly Message[]): string {
+    const fixed = this.tracker.fixedTokens(history);
+    const total = this.tracker.tokens(history);
+    const conversation = Math.max(0, total - fixed);
+    const window = this.window;
+    if (window === null) {
+      return [
+        'Context window: unknown (the server did not say; set contextWindow in the config file or pass --context-window N)',
+        `  system prompt and tools  ~${approx(fixed)} tokens`,
+        `  conversation             ~${approx(conversation)} tokens`,
+      ].join('\n');
+    }
+    const reserve = answerReserve(window);
+    const from = this.source === 'config' ? 'configured' : this.source === 'refusal' ? 'from a refusal' : (this.detail ?? 'from the server');
+    const share = (tokens: number) => `${Math.round((tokens / window) * 100)}%`.padStart(4);
+    return [
+      `Context window: ${exact(window)} tokens (${from})`,
+      `  system prompt and tools  ~${approx(fixed).padEnd(6)} ${share(fixed)}`,
+      `  conversation             ~${approx(conversation).padEnd(6)} ${share(conversation)}`,
+      `  kept for the answer       ${approx(reserve).padEnd(6)} ${share(reserve)}`,
+      `  room left                 ${approx(Math.max(0, window - total - reserve)).padEnd(6)} ${share(Math.max(0, window - total - reserve))}`,
+    ].join('\n');
+  }
+
+  private facts(history: readonly Message[]): WindowFacts | null {
+    const window = this.window;
+    if (window === null) return null;
+    return {window, fixed: this.tracker.fixedTokens(history), kind: this.kind, configured: this.source === 'config'};
+  }
+
+  private set(window: number, source: WindowSource, detail: string | null): void {
+    this.tracker.settings = {...this.tracker.settings, window};
+    this.source = source;
+    this.detail = detail;
+    this.tracker.reset();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Once per session: nib's own part takes too much of the window. */
+  private warn(system: readonly Message[], model: string, beforeLoad: boolean): void {
+    const facts = this.facts(system);
+    if (this.warned || !facts) return;
+    if (facts.kind === 'ollama' && facts.window < facts.fixed + OLLAMA_MARGIN + answerReserve(facts.window)) {
+      this.notices.push(ollamaTooSmall(model, facts, beforeLoad));
+    } else if (facts.fixed > facts.window / 3) {
+      this.notices.push(smallWindow(facts));
+    } else return;
+    this.warned = true;
+    for (const listener of this.listeners) listener();
+  }
+}

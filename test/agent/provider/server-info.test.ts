@@ -1,0 +1,102 @@
+import {afterEach, describe, expect, test} from 'vitest';
+import {probeServer} from '../../../source/agent/provider/server-info.js';
+import {createProvider} from '../../../source/agent/provider/client.js';
+import {knownWindow} from '../../../source/agent/provider/known-windows.js';
+import {readContextRefusal} from '../../../source/agent/provider/refusal.js';
+import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';
+import type {Persona} from '../../support/server-persona.js';
+import type {AssistantTurn} from '../../../source/core/chat.js';
+
+let server: OpenAiServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function probe(persona: Persona, model?: string) {
+  server = await startOpenAiServer([], {persona});
+  return probeServer({baseURL: server.url, ...(model ? {model} : {}), timeoutMs: 2000});
+}
+
+describe('the window from the server', () => {
+  test('llama.cpp: /v1/models meta.n_ctx', async () => {
+    expect(await probe({kind: 'llama.cpp', window: 4096, models: ['qwen.gguf']})).toEqual({
+      kind: 'llama.cpp', models: ['qwen.gguf'], window: 4096, source: 'llama.cpp /v1/models',
+    });
+  });
+
+  test('vLLM: max_model_len of the model asked about', async () => {
+    const info = await probe({kind: 'vllm', window: 16384, models: ['a', 'b']}, 'b');
+    expect(info).toMatchObject({kind: 'vllm', window: 16384, models: ['a', 'b']});
+  });
+
+  test('OpenRouter: context_length', async () => {
+    expect(await probe({kind: 'openrouter', window: 200_000, models: ['anthropic/claude-sonnet-4']}, 'anthropic/claude-sonnet-4')).toMatchObject({kind: 'openrouter', window: 200_000});
+  });
+
+  test('LM Studio: the loaded context length, else the model maximum', async () => {
+    expect(await probe({kind: 'lmstudio', window: 8192, maxWindow: 32768}, 'nib-test-model')).toMatchObject({kind: 'lmstudio', window: 8192});
+    await server!.close();
+    expect(await probe({kind: 'lmstudio', loaded: false, maxWindow: 32768}, 'nib-test-model')).toMatchObject({kind: 'lmstudio', window: 32768, source: 'LM Studio (model maximum)'});
+  });
+
+  test('Ollama: the loaded window from /api/ps; before loading, num_ctx or the server default, capped by training', async () => {
+    expect(await probe({kind: 'ollama', window: 4096, models: ['llama3.2:3b']}, 'llama3.2:3b')).toMatchObject({kind: 'ollama', window: 4096, source: 'Ollama /api/ps'});
+    await server!.close();
+    expect(await probe({kind: 'ollama', loaded: false, models: ['llama3.2:3b']}, 'llama3.2:3b')).toMatchObject({kind: 'ollama', window: 4096, beforeLoad: true, source: 'Ollama default'});
+    await server!.close();
+    expect(await probe({kind: 'ollama', loaded: false, numCtx: 16384, models: ['m']}, 'm')).toMatchObject({window: 16384, source: 'Ollama Modelfile num_ctx'});
+    await server!.close();
+    expect(await probe({kind: 'ollama', loaded: false, maxWindow: 2048, models: ['m']}, 'm')).toMatchObject({window: 2048});
+  });
+
+  test('a hosted server that lists ids only: the table of well-known models, else unknown', async () => {
+    expect(await probe({kind: 'openai', models: ['gpt-4o-mini-2024-07-18']}, 'gpt-4o-mini-2024-07-18')).toMatchObject({kind: 'other', window: 128_000});
+    await server!.close();
+    expect(await probe({kind: 'openai', models: ['my-finetune']}, 'my-finetune')).toMatchObject({kind: 'other', window: null, models: ['my-finetune']});
+    expect(knownWindow('openai/gpt-4.1-mini')).toBe(1_047_576);
+    expect(knownWindow('claude-sonnet-4-5')).toBe(200_000);
+  });
+
+  test('a server that is gone is unknown, not an error', async () => {
+    const gone = await startOpenAiServer([]);
+    await gone.close();
+    expect(await probeServer({baseURL: gone.url, timeoutMs: 500})).toEqual({kind: 'other', models: null, window: null, source: null});
+  });
+});
+
+describe('a refusal names the window', () => {
+  async function refusedTurn(persona: Persona): Promise<AssistantTurn> {
+    server = await startOpenAiServer([], {persona});
+    const provider = createProvider({baseURL: server.url, apiKey: 'sk-test', model: 'nib-test-model', maxAttempts: 3});
+    let turn: AssistantTurn | undefined;
+    for await (const event of provider.stream({messages: [{type: 'user', content: 'x'.repeat(40_000)}], tools: [], signal: new AbortController().signal})) {
+      if (event.type === 'done') turn = event.turn;
+    }
+    return turn!;
+  }
+
+  test('llama.cpp exceed_context_size_error: n_ctx and n_prompt_tokens, not retried', async () => {
+    const turn = await refusedTurn({kind: 'llama.cpp', window: 4096});
+    expect(turn.contextRefusal).toEqual({window: 4096, promptTokens: server!.requests[0]!.promptTokens});
+    expect(server!.requests).toHaveLength(1);
+    expect(turn.error).toMatch(/exceeds the available context size \(4096 tokens\)/);
+  });
+
+  test('vLLM "maximum context length is N tokens"', async () => {
+    expect((await refusedTurn({kind: 'vllm', window: 8192})).contextRefusal).toMatchObject({window: 8192});
+  });
+
+  test('OpenAI context_length_exceeded', async () => {
+    expect((await refusedTurn({kind: 'openai', window: 128_000 - 120_000})).contextRefusal).toMatchObject({window: 8000});
+  });
+
+  test('LM Studio says it is too long without a figure', async () => {
+    expect((await refusedTurn({kind: 'lmstudio', window: 2048})).contextRefusal).toEqual({});
+  });
+
+  test('other errors are not refusals', () => {
+    expect(readContextRefusal({message: 'Incorrect API key provided.', code: 'invalid_api_key'}, 'Incorrect API key provided.')).toBeNull();
+    expect(readContextRefusal({}, "This model's maximum context length is 8,192 tokens.")).toEqual({window: 8192});
+  });
+});
