@@ -5,49 +5,25 @@ import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import type {McpControl} from '../mcp/control.js';
-import {compactHistory} from '../compact.js';
 import {runAgent, type LoopTools} from '../loop.js';
 import type {SessionWindow} from './window.js';
-import {deleteOther, listSessions, loadById, type SessionSummary} from './saved.js';
+import {deleteOther, listSessions, type SessionSummary} from './saved.js';
 import {Approvals} from './approvals.js';
-import {resumedNotice, stamp, type SessionEvent, type SessionListener} from './events.js';
+import {resumedNotice, stamp, type AgentSessionInit, type SessionEvent} from './events.js';
 import {replayEvents} from './replay.js';
+import {SessionCore} from './core.js';
+import {compactNow, rewind, rewindPoints, startOver, switchTo, undoTurn, type Conversation} from './conversation.js';
 import type {Guard} from '../guard/guard.js';
 
-export type {SessionEvent, SessionListener} from './events.js';
+export type {AgentSessionInit, SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
 import {PromptExtras} from './prompt-extras.js';
-import {rewindTo, type RewindPoint, type RewindScope} from './rewind.js';
+import type {RewindPoint, RewindScope} from './rewind.js';
 import {runUserCommandTurn, userCommandOf} from '../user-command.js';
 
 export type {RewindScope} from './rewind.js';
 
-export type AgentSessionInit = {
-  store: SessionStore;
-  /** Starts with the system message. */
-  history: Message[];
-  tools: LoopTools;
-  /** The MCP servers whose tools are in `tools`; close() ends them. */
-  mcp?: McpControl;
-  context: ToolContext;
-  mode: ApprovalMode;
-  /** Builds the provider for a model; called again by setModel. */
-  connect: (model: string) => ChatProvider;
-  model: string;
-  /** False in print mode: nobody is there to answer, so calls that would ask are refused. */
-  canAsk: boolean;
-  maxRounds: number;
-  /** Permission rules, hooks and the sandbox (agent/guard). */
-  guard?: Guard;
-  /** Lines from opening the guard: no sandbox here, project rules waiting for trust. */
-  notices?: readonly string[];
-  now?: () => number;
-  /** No model was configured and the server serves several: the TUI asks which first. */
-  chooseModel?: boolean;
-};
 
-type Busy = Result<void>;
-const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
 /** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
 const YIELD_EVERY_MS = 50;
 
@@ -56,7 +32,7 @@ const YIELD_EVERY_MS = 50;
  * the read ledger (in `context`) and what is kept on disk (`store`). Print mode and the TUI both
  * drive it through its methods and see it through subscribe(); nothing else changes its state.
  */
-export class AgentSession {
+export class AgentSession extends SessionCore {
   readonly root: string;
   readonly tools: LoopTools;
   readonly chooseModel: boolean;
@@ -67,36 +43,24 @@ export class AgentSession {
   private readonly startNotices: string[];
   private readonly messages: Message[];
   private readonly context: ToolContext;
-  private readonly connect: (model: string) => ChatProvider;
   private readonly canAsk: boolean;
-  private readonly maxRounds: number;
   private readonly now: () => number;
   private readonly grants = new Set<string>();
-  private readonly listeners = new Set<SessionListener>();
   private readonly approvals = new Approvals();
   private provider: ChatProvider;
   private currentMode: ApprovalMode;
-  private running: AbortController | null = null;
-  private isBusy = false;
   /** `!command` notes for the next prompt and the typed prompts /rewind offers. */
   private readonly extras: PromptExtras;
   private commandCount = 0;
 
-  constructor(init: AgentSessionInit) {
-    this.store = init.store;
+  constructor(private readonly init: AgentSessionInit) {
+    super();
+    ({store: this.store, history: this.messages, tools: this.tools, mcp: this.mcp, context: this.context, canAsk: this.canAsk, guard: this.guard} = init);
     this.root = init.context.root;
-    this.messages = init.history;
-    this.tools = init.tools;
-    this.mcp = init.mcp;
-    this.context = init.context;
-    this.connect = init.connect;
     this.provider = init.connect(init.model);
     this.currentMode = init.mode;
-    this.canAsk = init.canAsk;
-    this.maxRounds = init.maxRounds;
     this.now = init.now ?? Date.now;
     this.chooseModel = init.chooseModel === true;
-    this.guard = init.guard;
     if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
     this.startNotices = [...(init.notices ?? [])];
     this.extras = new PromptExtras(init.store.loaded);
@@ -123,9 +87,6 @@ export class AgentSession {
   get model(): string {
     return this.provider.model;
   }
-  get busy(): boolean {
-    return this.isBusy;
-  }
   get history(): readonly Message[] {
     return this.messages;
   }
@@ -137,11 +98,6 @@ export class AgentSession {
   /** Every tool the model can be offered, for /tools and --help. */
   describeTools(): Array<{name: string; kind: string; description: string}> {
     return this.tools.definitions({mode: 'ask'}).map(({function: fn}) => ({name: fn.name, kind: this.tools.get(fn.name)?.kind ?? '', description: fn.description}));
-  }
-
-  subscribe(listener: SessionListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   /** What happened before anyone subscribed: a resumed transcript and the start notices. */
@@ -160,15 +116,24 @@ export class AgentSession {
    * is refused with 'busy' (the TUI queues it); nothing can splice the history under a turn.
    */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
-    if (this.isBusy) return 'busy';
-    // A `!command` is the person's own; it is not a prompt for the model, so no prompt hook sees it.
-    const command = userCommandOf(text);
-    if (command !== null) return this.runCommand(text, command, options.signal);
+    const held = await this.hold(signal => {
+      // A `!command` is the person's own; it is not a prompt for the model, so no prompt hook sees it.
+      const command = userCommandOf(text);
+      return command === null ? this.turn(text, signal) : this.runCommand(text, command, signal);
+    }, options.signal);
+    return held ? held.value : 'busy';
+  }
+
+  /** One prompt to the model, while the session is held. */
+  private async turn(text: string, signal: AbortSignal): Promise<TurnEndReason> {
     // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
     const hooked = await this.guard?.promptEvents(text);
     for (const event of hooked?.events ?? []) this.emit(event);
     if (hooked?.blocked) return 'error';
-    const {abort, release} = this.begin(options.signal);
+    if (signal.aborted) {
+      this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
+      return 'aborted';
+    }
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
@@ -178,7 +143,7 @@ export class AgentSession {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and the log's
       // turn-start keep the prompt as typed.
-      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, abort.signal);
+      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
         provider: this.provider,
@@ -190,10 +155,10 @@ export class AgentSession {
         approve: (request, signal) => this.approvals.wait(request, signal),
         canAsk: this.canAsk,
         alwaysAllowed: this.grants,
-        maxRounds: this.maxRounds,
+        maxRounds: this.init.maxRounds,
         ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.store.window.compaction(() => this.provider),
-        signal: abort.signal,
+        signal,
         now: this.now,
       })) {
         const event = loopEvent.type === 'turn-start' ? {...loopEvent, prompt: text} : loopEvent;
@@ -210,7 +175,6 @@ export class AgentSession {
       }
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
-      release();
       this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once; the session runs its snapshots in order. Print
@@ -218,7 +182,6 @@ export class AgentSession {
       const after = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.afterTurn(mode) : Promise.resolve();
       if (this.canAsk) void after.catch(() => {}); // a failure only costs /undo's edit warning
       else await after.catch(() => {});
-      this.setBusy(false);
     }
     return reason;
   }
@@ -226,11 +189,6 @@ export class AgentSession {
   /** Answers approval request `id`; an answer that comes before the loop asks is kept for it. */
   answer(id: string, decision: Decision): void {
     this.approvals.answer(id, decision);
-  }
-
-  /** Aborts the running turn: its command is killed and every open call answered. */
-  interrupt(): void {
-    this.running?.abort();
   }
 
   /** Chosen by name, a mode is a fresh grant: every "always" is taken back. */
@@ -250,59 +208,24 @@ export class AgentSession {
 
   /** The next request, and every compaction from now on, use `model`. */
   setModel(model: string): void {
-    this.provider = this.connect(model);
+    this.provider = this.init.connect(model);
     this.store.window.reprobe(model, this.messages);
     this.emit({type: 'model', model});
   }
 
-  /** /compact: asked for by name, so even a short conversation is summarised (about its last quarter kept). */
-  async compact(): Promise<Result<{summarised: number; kept: number}>> {
-    return this.exclusive(async () => {
-      const tracker = this.store.window.tracker;
-      const keepTokens = Math.min(tracker.keepTokens, Math.floor(tracker.tokens(this.messages) / 4));
-      const result = await compactHistory({provider: this.provider, history: this.messages, keepTokens, signal: new AbortController().signal});
-      if (!result.ok) return {ok: false, error: result.error.message};
-      this.messages.splice(0, this.messages.length, ...result.value.history);
-      await this.store.recordCompaction(result.value.history, result.value.summary);
-      this.emit(this.contextEvent());
-      return {ok: true, value: {summarised: result.value.summarised, kept: result.value.kept}};
-    });
+  /** /compact: asked for by name, so even a short conversation is summarised (about its last quarter kept). Esc stops it. */
+  compact(): Promise<Result<{summarised: number; kept: number}>> {
+    return this.exclusive(signal => compactNow(this.conversation(), this.provider, signal));
   }
 
   /** A fresh conversation in a new log; the old one stays resumable. Grants and the read ledger go with it. */
-  async clear(): Promise<Busy> {
-    return this.exclusive(async () => {
-      this.messages.splice(1);
-      this.grants.clear();
-      this.guard?.forgetSession();
-      this.context.ledger.clear();
-      this.extras.reset(null);
-      await this.store.startFresh(this.model);
-      this.emit({type: 'cleared'});
-      this.emitGrants();
-      this.emit(this.contextEvent());
-      return {ok: true, value: undefined};
-    });
+  clear(): Promise<Result<void>> {
+    return this.exclusive(() => startOver(this.conversation()));
   }
 
   /** Switches to another session of this workspace by id (or id prefix). */
-  async resume(id: string): Promise<Busy> {
-    return this.exclusive(async () => {
-      const loaded = await loadById(this.store.dir, id);
-      if (!loaded.ok) return loaded;
-      await this.store.switchTo(loaded.value);
-      this.messages.splice(1, this.messages.length, ...loaded.value.history);
-      this.grants.clear();
-      this.guard?.forgetSession();
-      this.context.ledger.clear();
-      this.extras.reset(loaded.value);
-      this.emit({type: 'cleared'});
-      for (const event of replayEvents(loaded.value)) this.emit(event);
-      for (const warning of loaded.value.warnings) this.emit({type: 'notice', text: warning});
-      this.emit(resumedNotice(loaded.value));
-      this.emit(this.contextEvent());
-      return {ok: true, value: undefined};
-    });
+  resume(id: string): Promise<Result<void>> {
+    return this.exclusive(() => switchTo(this.conversation(), id));
   }
 
   sessions(): Promise<SessionSummary[]> {
@@ -318,34 +241,18 @@ export class AgentSession {
   }
 
   /** Restores the files to before turn `turn` (the last one by default) and tells the model so. */
-  async undo(turn?: number) {
-    return this.exclusive(async () => {
-      const result = await this.store.undo(turn);
-      if (result.ok) this.tellModel(result.value.note);
-      return result;
-    });
+  undo(turn?: number) {
+    return this.exclusive(() => undoTurn(this.conversation(), turn));
   }
 
   /** The earlier prompts /rewind can go back to, oldest first. */
   rewindPoints(): RewindPoint[] {
-    return this.extras.points(this.messages, this.store.turns, this.store.snapshots);
+    return rewindPoints(this.conversation());
   }
 
-  /**
-   * Goes back to just before turn `turn`: the files (from its snapshot), the conversation (cut at
-   * its prompt; what was read since is forgotten), or both. Returns the prompt as typed, for the
-   * input box.
-   */
-  async rewind(turn: number, scope: RewindScope): Promise<Result<{prompt: string}>> {
-    return this.exclusive(async () => {
-      const point = this.rewindPoints().find(candidate => candidate.turn === turn);
-      if (!point) return {ok: false, error: `Turn ${turn} is not in the conversation (it was compacted, or never happened).`};
-      const done = await rewindTo(point, scope, {messages: this.messages, store: this.store, context: this.context, extras: this.extras, tellModel: note => this.tellModel(note)});
-      if (!done.ok) return done;
-      this.emit({type: 'notice', text: done.value});
-      this.emit(this.contextEvent());
-      return {ok: true, value: {prompt: point.prompt}};
-    });
+  /** Back to just before turn `turn`: files, conversation or both; the prompt as typed comes back. */
+  rewind(turn: number, scope: RewindScope): Promise<Result<{prompt: string}>> {
+    return this.exclusive(() => rewind(this.conversation(), turn, scope));
   }
 
   diff() {
@@ -359,63 +266,22 @@ export class AgentSession {
   }
 
   /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
-  private async runCommand(text: string, command: string, signal?: AbortSignal): Promise<TurnEndReason> {
-    const {abort, release} = this.begin(signal);
-    try {
-      const emit = (event: SessionEvent) => this.emit(event);
-      // The sandbox covers the person's own commands as it covers the model's.
-      const wrap = await this.guard?.confinement();
-      const context = wrap ? {...this.context, wrap} : this.context;
-      const ran = await runUserCommandTurn(text, command, {tools: this.tools, context, signal: abort.signal, emit, id: `command-${++this.commandCount}`, now: this.now});
-      this.extras.addNote(ran.note);
-      return ran.reason;
-    } finally {
-      release();
-      this.setBusy(false);
-    }
+  private async runCommand(text: string, command: string, signal: AbortSignal): Promise<TurnEndReason> {
+    // The sandbox covers the person's own commands as it covers the model's.
+    const wrap = await this.guard?.confinement();
+    const context = wrap ? {...this.context, wrap} : this.context;
+    const emit = (event: SessionEvent) => this.emit(event);
+    const ran = await runUserCommandTurn(text, command, {tools: this.tools, context, signal, emit, id: `command-${++this.commandCount}`, now: this.now});
+    this.extras.addNote(ran.note);
+    return ran.reason;
   }
 
-  /** Marks the session busy with an abort for interrupt() that also follows `signal`; release() undoes the link. */
-  private begin(signal?: AbortSignal): {abort: AbortController; release: () => void} {
-    const abort = new AbortController();
-    const stop = () => abort.abort();
-    signal?.addEventListener('abort', stop, {once: true});
-    if (signal?.aborted) abort.abort();
-    this.running = abort;
-    this.setBusy(true);
-    return {
-      abort,
-      release: () => {
-        signal?.removeEventListener('abort', stop);
-        this.running = null;
-      },
-    };
-  }
-
-  /** The system message carries what the model must know about the files, without a fake turn. */
-  private tellModel(note: string): void {
-    const system = this.messages[0];
-    if (system?.type === 'system') this.messages[0] = {...system, content: `${system.content}\n\n${note}`};
-  }
-
-  /** Runs `work` as the only thing the session does; refused while anything else runs. */
-  private async exclusive<T>(work: () => Promise<Result<T>>): Promise<Result<T>> {
-    if (this.isBusy) return {ok: false, error: BUSY_MESSAGE};
-    this.setBusy(true);
-    try {
-      return await work();
-    } finally {
-      this.setBusy(false);
-    }
-  }
-
-  private setBusy(busy: boolean): void {
-    this.isBusy = busy;
-    this.emit({type: 'busy', busy});
-  }
-
-  private emit(event: SessionEvent): void {
-    for (const listener of this.listeners) listener(event);
+  private conversation(): Conversation {
+    const {messages, grants, guard, context, extras, store, model} = this;
+    return {messages, grants, guard, context, extras, store, model, emit: event => this.emit(event), report: () => {
+      this.emitGrants();
+      this.emit(this.contextEvent());
+    }};
   }
 
   private emitGrants(): void {

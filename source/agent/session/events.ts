@@ -1,6 +1,13 @@
 import type {ApprovalMode} from '../../core/approval-mode.js';
 import type {AgentEvent} from '../../core/events.js';
+import type {ChatProvider} from '../../core/chat.js';
+import type {Message} from '../../core/messages.js';
+import type {ToolContext} from '../../core/tool.js';
+import type {Guard} from '../guard/guard.js';
+import type {LoopTools} from '../loop.js';
+import type {McpControl} from '../mcp/control.js';
 import type {LoadedSession} from './saved.js';
+import type {SessionStore} from './store.js';
 
 /** What a session reports besides the loop's own events; the TUI's reducer folds both. */
 export type SessionEvent =
@@ -28,3 +35,28 @@ export function stamp(event: AgentEvent, now: () => number): AgentEvent {
   if ((event.type === 'reasoning-delta' || event.type === 'text-delta') && event.at === undefined) return {...event, at: now()};
   return event;
 }
+
+/** What openSession hands a new AgentSession. */
+export type AgentSessionInit = {
+  store: SessionStore;
+  /** Starts with the system message. */
+  history: Message[];
+  tools: LoopTools;
+  /** The MCP servers whose tools are in `tools`; close() ends them. */
+  mcp?: McpControl;
+  context: ToolContext;
+  mode: ApprovalMode;
+  /** Builds the provider for a model; called again by setModel. */
+  connect: (model: string) => ChatProvider;
+  model: string;
+  /** False in print mode: nobody is there to answer, so calls that would ask are refused. */
+  canAsk: boolean;
+  maxRounds: number;
+  /** Permission rules, hooks and the sandbox (agent/guard). */
+  guard?: Guard;
+  /** Lines from opening the guard: no sandbox here, project rules waiting for trust. */
+  notices?: readonly string[];
+  now?: () => number;
+  /** No model was configured and the server serves several: the TUI asks which first. */
+  chooseModel?: boolean;
+};

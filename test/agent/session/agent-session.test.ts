@@ -201,3 +201,35 @@ describe('rewind', () => {
     expect(String(server.requests[2]!.body.messages[0]!.content)).toMatch(/undid turn 1/i);
   });
 });
+
+test('a prompt sent while a UserPromptSubmit hook runs is refused as busy; Esc during the hook stops the turn', async () => {
+  await writeConfig({hooks: {UserPromptSubmit: [{hooks: [{type: 'command', command: 'sleep 1'}]}]}});
+  server = await startOpenAiServer([sse.text('Answer to A.')]);
+  const {session} = await open();
+  const first = session.prompt('prompt A');
+  // The hook is still running: the session is already held, so B cannot start a second turn.
+  expect(session.busy).toBe(true);
+  expect(await session.prompt('prompt B')).toBe('busy');
+  expect(await first).toBe('completed');
+  expect(server.requests).toHaveLength(1);
+  expect(server.requests[0]!.body.messages.filter(m => m.role === 'user').map(m => m.content)).toEqual(['prompt A']);
+
+  const second = session.prompt('prompt C');
+  session.interrupt();
+  expect(await second).toBe('aborted');
+  expect(server.requests).toHaveLength(1);
+});
+
+test('Esc stops /compact: the request is dropped and the conversation is as it was', async () => {
+  server = await startOpenAiServer([sse.text('Answer one.'), sse.text('Answer two.'), sse.text('Answer three.'), sse.stall()]);
+  const {session} = await open();
+  for (const prompt of ['first', 'second', 'third']) await session.prompt(prompt);
+  const before = [...session.history];
+  const compacting = session.compact();
+  await server.waitForRequests(4);
+  session.interrupt();
+  const result = await compacting;
+  expect(result).toEqual({ok: false, error: 'Compaction interrupted; the conversation is as it was.'});
+  expect(session.busy).toBe(false);
+  expect(session.history).toEqual(before);
+});
