@@ -90,15 +90,23 @@ export class ResizeSafeStdout extends EventEmitter {
     }
   };
 
-  /** Ink's erase of `data`, counted in the rows the terminal re-wrapped its lines into. */
+  /**
+   * Ink's erase of `data`, counted in the rows the terminal re-wrapped its lines into. It clears
+   * row by row on the way up, as Ink's own erase does, and never erases "below": tmux (its
+   * scroll-on-clear option, on by default) takes an erase below from the screen's top-left corner
+   * for a clear screen and scrolls the screen into the scrollback instead. Whenever the live region
+   * started on the screen's first row (a short transcript, a low screen, status lines that wrap
+   * at the new width), that kept the old region in the history and drew the new one under it.
+   */
   private reflowedErase(data: string, columns: number): string {
     const top = this.drawn.topReachedBy(data);
     const up = this.drawn.rowsAbove(top, columns);
     this.drawn.erasedFrom(top);
-    return `${up > 0 ? `\u001B[${up}A` : ''}\u001B[G\u001B[J`;
+    return `${eraseLine}${`\u001B[1A${eraseLine}`.repeat(up)}\u001B[G`;
   }
 }
 
+const eraseLine = '\u001B[2K';
 const autowrapOff = '\u001B[?7l';
 const autowrapOn = '\u001B[?7h';
 

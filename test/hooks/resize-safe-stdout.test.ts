@@ -79,8 +79,31 @@ describe('ResizeSafeStdout', () => {
   it("replaces Ink's erase on a narrowing resize with one counted in re-wrapped rows", () => {
     const {tty} = setup(true);
     tty.resize(80);
-    // 100 → 2 rows, 50 → 1, 118 → 2, at 80 columns: 5 rows above the cursor.
-    expect(strip(tty.written)).toBe('\u001B[5A\u001B[G\u001B[Jframe\n');
+    // 100 → 2 rows, 50 → 1, 118 → 2, at 80 columns: 5 rows above the cursor, and its own row.
+    expect(strip(tty.written)).toBe(`${eraseLines(6)}frame\n`);
+  });
+
+  it('erases a status line wider than the new screen row by row, never with an erase below', () => {
+    // The live region as a 100-column terminal shows it with a long working directory: the status
+    // line (72 columns) and the hints (71) each re-wrap into two rows at 45 columns.
+    const tty = new FakeTty(100, 20);
+    const stdout = new ResizeSafeStdout(tty as unknown as NodeJS.WriteStream, true);
+    const status = 'nib-test-model · ask · ↑10 ↓5 (0% ctx) · /tmp/nib-tmux-Z2DsZd/workspace';
+    const hints = 'enter send · ctrl+j newline · / commands · shift+tab mode · ctrl+d exit';
+    stdout.write(`\n› tell me\n\nshort answer here\n`);
+    stdout.write(`› ask nib to do something, or / for commands\n${status}\n${hints}\n`);
+    stdout.on('resize', () => {
+      stdout.write(eraseLines(4));
+      stdout.write('frame\n');
+    });
+    tty.written = '';
+    tty.resize(45);
+    // Here the region's top is the screen's first row. tmux (scroll-on-clear) turns an erase below
+    // from there into a scroll of the whole screen into the scrollback: the old region would stay
+    // in the history, above the new one. Erasing line by line (1 + 2 + 2 rows, and the cursor's)
+    // leaves nothing behind wherever the region starts.
+    expect(strip(tty.written)).toBe(`${eraseLines(6)}frame\n`);
+    expect(tty.written).not.toMatch(/\u001B\[\d*J/u);
   });
 
   it("leaves Ink's erase alone in a terminal that cuts lines (xterm) and when widening", () => {
