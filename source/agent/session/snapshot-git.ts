@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process';
-import {readdir, rm, stat} from 'node:fs/promises';
-import {join} from 'node:path';
+import {lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile} from 'node:fs/promises';
+import {dirname, join, sep} from 'node:path';
 import type {Failure, Result} from '../../core/result.js';
 
 /** The git side of snapshots: running git cleanly, reading its output, pruning old repositories. */
@@ -140,5 +140,48 @@ export async function pruneSnapshots(data: string, options: {retentionDays: numb
     await runGit(['update-ref', '--stdin'], {cwd: root, env: {GIT_DIR: gitDir}, input: stale.map(ref => `delete ${ref}\n`).join('')});
     if (options.gc === false) continue;
     spawn('git', ['gc', '--quiet'], {cwd: root, env: {...process.env, GIT_DIR: gitDir}, stdio: 'ignore', detached: true}).unref();
+  }
+}
+
+/**
+ * Creates the shadow repository on first use (settings that keep bytes exact and run none of the
+ * person's hooks or monitors), and refreshes its exclude list from the workspace's on every open.
+ */
+export async function prepareShadowRepo(
+  gitDir: string,
+  root: string,
+  git: (args: string[], bare: boolean) => Promise<SnapshotResult<string>>,
+): Promise<SnapshotResult<void>> {
+  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
+  if (head === null) {
+    await mkdir(gitDir, {recursive: true, mode: 0o700});
+    const created = await git(['init', '--quiet', '--bare', gitDir], true);
+    if (!created.ok) return created;
+    for (const [key, value] of SHADOW_SETTINGS) {
+      const set = await git(['config', key, value], false);
+      if (!set.ok) return set;
+    }
+    await mkdir(join(gitDir, 'info'), {recursive: true});
+    await writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
+  }
+  // The workspace's own exclude list applies to its snapshots too.
+  const userExclude = await readFile(join(root, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
+  await writeFile(join(gitDir, 'info', 'exclude'), userExclude);
+  return {ok: true, value: undefined};
+}
+
+/** A file may come back where the turn left a directory (now empty) or a symlink. */
+export async function clearWay(root: string, path: string): Promise<void> {
+  const full = join(root, path);
+  const info = await lstat(full).catch(() => null);
+  if (info?.isDirectory()) await rm(full, {recursive: true, force: true});
+}
+
+/** Folders a restore emptied go too; rmdir refuses non-empty ones, which is exactly the check wanted. */
+export async function removeEmptyParents(root: string, paths: string[]): Promise<void> {
+  const dirs = new Set<string>();
+  for (const path of paths) for (let dir = dirname(path); dir !== '.' && dir !== ''; dir = dirname(dir)) dirs.add(dir);
+  for (const dir of [...dirs].sort((a, b) => b.split(sep).length - a.split(sep).length)) {
+    await rmdir(join(root, dir)).catch(() => {});
   }
 }

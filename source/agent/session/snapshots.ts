@@ -1,13 +1,14 @@
-import {chmod, lstat, mkdir, readFile, rm, rmdir, stat, unlink, writeFile} from 'node:fs/promises';
-import {dirname, join, sep} from 'node:path';
+import {chmod, lstat, mkdir, readFile, rm, stat, unlink, writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
 import {workspaceKey} from './log.js';
 import {
-  ATTRIBUTES,
   GITLINK,
   MODES_TRAILER,
+  clearWay,
   parseRaw,
+  removeEmptyParents,
+  prepareShadowRepo,
   runGit,
-  SHADOW_SETTINGS,
   STALE_LOCK_MS,
   WORKSPACE,
   type RestoreReport,
@@ -154,7 +155,7 @@ export class Snapshots {
         if (info?.isFile()) keepModes.set(change.path, info.mode & 0o7777);
       }
     }
-    await this.removeEmptyParents(deleted);
+    await removeEmptyParents(this.root, deleted);
 
     const wanted = changes.value.filter(change => change.status !== 'deleted' && change.newMode !== GITLINK).map(change => change.path);
     if (wanted.length > 0) {
@@ -162,7 +163,7 @@ export class Snapshots {
       const env = {GIT_INDEX_FILE: join(this.gitDir, `restore-${process.pid}.index`)};
       const read = await this.git(['read-tree', target.value], {env});
       if (!read.ok) return read;
-      for (const path of wanted) await this.clearWay(path);
+      for (const path of wanted) await clearWay(this.root, path);
       const written = await this.git(['checkout-index', '-f', '-z', '--stdin'], {env, input: wanted.join('\0')});
       await rm(env.GIT_INDEX_FILE, {force: true});
       if (!written.ok) return written;
@@ -222,21 +223,8 @@ export class Snapshots {
   }
 
   private async init(): Promise<SnapshotResult<void>> {
-    const head = await readFile(join(this.gitDir, 'HEAD'), 'utf8').catch(() => null);
-    if (head === null) {
-      await mkdir(this.gitDir, {recursive: true, mode: 0o700});
-      const created = await this.git(['init', '--quiet', '--bare', this.gitDir], {bare: true});
-      if (!created.ok) return created;
-      for (const [key, value] of SHADOW_SETTINGS) {
-        const set = await this.git(['config', key, value]);
-        if (!set.ok) return set;
-      }
-      await mkdir(join(this.gitDir, 'info'), {recursive: true});
-      await writeFile(join(this.gitDir, 'info', 'attributes'), ATTRIBUTES);
-    }
-    // The workspace's own exclude list applies to its snapshots too; refreshed on every open.
-    const userExclude = await readFile(join(this.root, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
-    await writeFile(join(this.gitDir, 'info', 'exclude'), userExclude);
+    const ready = await prepareShadowRepo(this.gitDir, this.root, (args, bare) => this.git(args, {bare}));
+    if (!ready.ok) return ready;
     const tip = await this.git(['rev-parse', '--verify', '--quiet', this.ref]);
     if (tip.ok && tip.value.trim()) {
       const tree = await this.git(['rev-parse', `${tip.value.trim()}^{tree}`]);
@@ -293,22 +281,6 @@ export class Snapshots {
     const lock = join(this.gitDir, 'index.lock');
     const info = await stat(lock).catch(() => null);
     if (info && Date.now() - info.mtimeMs > STALE_LOCK_MS) await rm(lock, {force: true});
-  }
-
-  /** A file may come back where the turn left a directory (now empty) or a symlink. */
-  private async clearWay(path: string): Promise<void> {
-    const full = join(this.root, path);
-    const info = await lstat(full).catch(() => null);
-    if (info?.isDirectory()) await rm(full, {recursive: true, force: true});
-  }
-
-  private async removeEmptyParents(paths: string[]): Promise<void> {
-    const dirs = new Set<string>();
-    for (const path of paths) for (let dir = dirname(path); dir !== '.' && dir !== ''; dir = dirname(dir)) dirs.add(dir);
-    // Deepest first; rmdir refuses non-empty folders, which is exactly the check wanted.
-    for (const dir of [...dirs].sort((a, b) => b.split(sep).length - a.split(sep).length)) {
-      await rmdir(join(this.root, dir)).catch(() => {});
-    }
   }
 
   private async git(args: string[], options: {env?: Record<string, string>; input?: string; bare?: boolean} = {}): Promise<SnapshotResult<string>> {
