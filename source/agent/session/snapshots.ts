@@ -1,22 +1,8 @@
-import {chmod, lstat, mkdir, readFile, rm, stat, unlink, writeFile} from 'node:fs/promises';
+import {chmod, lstat, rm, stat, unlink} from 'node:fs/promises';
 import {join} from 'node:path';
 import {workspaceKey} from './log.js';
-import {
-  GITLINK,
-  MODES_TRAILER,
-  clearWay,
-  parseRaw,
-  removeEmptyParents,
-  prepareShadowRepo,
-  runGit,
-  STALE_LOCK_MS,
-  WORKSPACE,
-  type RestoreReport,
-  type SnapshotRef,
-  type SnapshotResult,
-  type UndoPlan,
-  type WorkspaceChange,
-} from './snapshot-git.js';
+import {clearWay, GITLINK, MODES_TRAILER, parseRaw, prepareShadowRepo, removeEmptyParents, runGit, STALE_LOCK_MS, WORKSPACE} from './snapshot-git.js';
+import type {RestoreReport, SnapshotRef, SnapshotResult, UndoPlan, WorkspaceChange} from './snapshot-git.js';
 
 export {pruneSnapshots, WORKSPACE, type WorkspaceChange} from './snapshot-git.js';
 
