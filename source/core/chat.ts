@@ -31,6 +31,8 @@ export type ChatRequest = {
   messages: readonly Message[];
   tools: readonly ToolDefinition[];
   signal: AbortSignal;
+  /** Called once the server starts answering: work that must not delay the request starts then. */
+  onResponse?: () => void;
 };
 
 /** What a provider reports while one request streams. Exactly one `done` ends it. */

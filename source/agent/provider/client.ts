@@ -209,6 +209,7 @@ async function* attemptOnce(
   } finally {
     disarm();
   }
+  request.onResponse?.();
 
   const reader = response.body?.getReader();
   if (!reader) return attempt({message: `${baseURL} answered with an empty body`, retryable: true});

@@ -121,7 +121,7 @@ export class AgentSession {
 
   /** Every tool the model can be offered, for /tools and --help. */
   describeTools(): Array<{name: string; kind: string; description: string}> {
-    return this.tools.definitions({mode: 'ask'}).map(({function: fn}) => ({name: fn.name, kind: this.tools.get(fn.name)?.kind ?? '', description: fn.description}));
+    return this.tools.describe();
   }
 
   subscribe(listener: SessionListener): () => void {
