@@ -8,6 +8,7 @@
 //   4. keystroke-to-echo latency with 1,000 finished blocks in the transcript vs none
 // Terminal bytes are what the pty delivers (the line discipline turns \n into \r\n).
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
+// NIB_BENCH_BASELINE=other/dist/cli.js runs every part for that build too, in the same run.
 import {spawn} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
@@ -53,7 +54,7 @@ function makeAnswer(tokens, end = 'ENDOFANSWER') {
  * nib in a pty of ROWS x COLS under /usr/bin/time. Output is kept raw (for byte counts) and
  * waited on as ANSI-stripped text.
  */
-async function startNib(serverUrl, args = []) {
+async function startNib(serverUrl, args = [], cli = CLI) {
   const home = await mkdtemp(join(work, 'home-'));
   const project = join(home, 'project');
   await mkdir(project);
@@ -73,7 +74,7 @@ async function startNib(serverUrl, args = []) {
   const inner = [
     `stty rows ${ROWS} cols ${COLS};`,
     `exec /usr/bin/time -o ${quote(timeFile)} -f '%e %U %S %M'`,
-    [process.execPath, ...NODE_ARGS, CLI, ...args].map(quote).join(' '),
+    [process.execPath, ...NODE_ARGS, cli, ...args].map(quote).join(' '),
   ].join(' ');
   const started = performance.now();
   // Its own process group, so a bench that fails midway takes script, time and nib down with it.
@@ -126,6 +127,7 @@ async function startNib(serverUrl, args = []) {
 
   return {
     started,
+    cpuMs: () => cpuOfTree(child.pid),
     waitFor,
     write: data => child.stdin.write(data),
     bytes: () => bytes,
@@ -155,6 +157,21 @@ async function startNib(serverUrl, args = []) {
   };
 }
 
+/**
+ * CPU (user + sys, ms, in 10 ms clock ticks) used so far by a process and its descendants (the
+ * pty's `script`, `time` and nib): steadier than wall time on a busy machine.
+ */
+async function cpuOfTree(pid) {
+  let total = 0;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  if (!stat) return 0;
+  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
+  total += (utime + stime) * 10;
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(' ').filter(Boolean);
+  for (const child of children) total += await cpuOfTree(Number(child));
+  return total;
+}
+
 /** The raw openai SDK streaming the same answer to a pipe: the floor for CPU. */
 async function rawSdk(serverUrl) {
   const dir = join(ROOT, '.nib-bench');
@@ -180,10 +197,10 @@ async function rawSdk(serverUrl) {
 
 
 /** Streams `answer` for the first prompt, measures the session, returns figures. */
-async function streamRun(answer, response) {
+async function streamRun(answer, response, cli = CLI) {
   const server = await startOpenAiServer(() => response);
   try {
-    const nib = await startNib(server.url);
+    const nib = await startNib(server.url, [], cli);
     await nib.waitFor(IDLE, {timeoutMs: 10_000});
     // Typed at the idle prompt, so the byte count starts at the submit and excludes the startup.
     await submit(nib, 'write a long answer');
@@ -244,6 +261,7 @@ async function typingLatency(nib, count = 30) {
 }
 
 let idleCpuS = 0;
+const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
 // `node bench/tui.mjs 2 4` runs only those parts.
 const parts = process.argv.slice(2).map(Number);
 const wanted = part => parts.length === 0 || parts.includes(part);
@@ -252,47 +270,51 @@ const print = line => console.log(line);
 try {
   print(`tui bench: ${ROWS}x${COLS} pty, node ${process.version}, ${new Date().toISOString()}`);
 
-  // 1. Spawn to first frame with the input ready.
+  // 1. Spawn to first frame with the input ready; the builds interleaved, so drift hits each alike.
   if (wanted(1)) {
     const server = await startOpenAiServer(() => sse.text('hi'));
-    const frames = [];
-    const times = [];
-    const rss = [];
-    const cpu = [];
+    const runs = new Map(builds.map(([label]) => [label, {frames: [], times: [], rss: [], cpu: [], frameCpu: []}]));
     for (let i = 0; i < RUNS; i++) {
-      const nib = await startNib(server.url);
-      const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
-      frames.push(frame.at - nib.started);
-      // Input is ready when a key typed the moment the first frame shows comes back drawn by
-      // the app, not echoed by the terminal while it is still in cooked mode: the app draws its
-      // inverse-video cursor right after the character (ESC[7m), the terminal's echo does not.
-      const from = nib.rawLength();
-      nib.write('x');
-      const ready = await nib.waitFor('x\u001B[7m', {from, timeoutMs: 10_000, isRaw: true});
-      times.push(ready.at - nib.started);
-      const usage = await nib.quit();
-      rss.push(usage.rssMb);
-      cpu.push(usage.cpuS);
+      for (const [label, cli] of builds) {
+        const run = runs.get(label);
+        const nib = await startNib(server.url, [], cli);
+        const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
+        run.frames.push(frame.at - nib.started);
+        run.frameCpu.push(await nib.cpuMs());
+        // Input is ready when a key typed the moment the first frame shows comes back drawn by
+        // the app, not echoed by the terminal while it is still in cooked mode: the app draws its
+        // inverse-video cursor right after the character (ESC[7m), the terminal's echo does not.
+        const from = nib.rawLength();
+        nib.write('x');
+        const ready = await nib.waitFor('x\u001B[7m', {from, timeoutMs: 10_000, isRaw: true});
+        run.times.push(ready.at - nib.started);
+        const usage = await nib.quit();
+        run.rss.push(usage.rssMb);
+        run.cpu.push(usage.cpuS);
+      }
     }
     await server.close();
-    idleCpuS = median(cpu);
-    print(
-      `1. spawn to first frame: median ${median(frames).toFixed(0)} ms; to input ready (a key typed at the first frame drawn by the app): ` +
-        `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${RUNS} runs; goal <= 150 ms); ` +
-        `an idle session start+quit: ${idleCpuS.toFixed(2)} CPU-s, peak RSS ${median(rss).toFixed(1)} MB`,
-    );
+    for (const [label] of builds) {
+      const {frames, times, rss, cpu, frameCpu} = runs.get(label);
+      if (label === '') idleCpuS = median(cpu);
+      print(
+        `1${label}. spawn to first frame: median ${median(frames).toFixed(0)} ms (CPU ${median(frameCpu).toFixed(0)} ms); to input ready (a key typed at the first frame drawn by the app): ` +
+          `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${RUNS} runs; goal <= 150 ms); ` +
+          `an idle session start+quit: ${median(cpu).toFixed(2)} CPU-s, peak RSS ${median(rss).toFixed(1)} MB`,
+      );
+    }
   }
 
   // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer.
-  if (wanted(2)) {
+  for (const [label, cli] of wanted(2) ? builds : []) {
     const answer = makeAnswer(20_000);
     const response = sse.text(answer, {chunkSize: 4});
-    const nib = await streamRun(answer, response);
+    const nib = await streamRun(answer, response, cli);
     const server = await startOpenAiServer(() => response);
     const sdk = await rawSdk(server.url);
     await server.close();
     print(
-      `2. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
+      `2${label}. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
         `terminal bytes / answer bytes ${(nib.during / nib.answerBytes).toFixed(2)} during the answer, ${(nib.total / nib.answerBytes).toFixed(2)} whole session (goal <= 1.2); ` +
         `CPU nib ${nib.cpuS.toFixed(2)} s vs raw SDK ${sdk.cpuS.toFixed(2)} s = ${(nib.cpuS / sdk.cpuS).toFixed(2)}x (goal <= 1.3x); ` +
         `peak RSS ${nib.rssMb.toFixed(1)} MB (goal <= 120; raw SDK ${sdk.rssMb.toFixed(1)} MB); wall ${nib.wallS.toFixed(2)} s`,
@@ -300,14 +322,14 @@ try {
   }
 
   // 3. 2,000 tokens at 100 tokens/s.
-  if (wanted(3)) {
+  for (const [label, cli] of wanted(3) ? builds : []) {
     // Two 4-character tokens per event every 20 ms: the server's timer overhead per write would
     // make one token per 10 ms noticeably slower than 100 tokens/s.
     const answer = makeAnswer(2_000);
     const response = sse.slow(sse.text(answer, {chunkSize: 8}), 20);
-    const nib = await streamRun(answer, response);
+    const nib = await streamRun(answer, response, cli);
     print(
-      `3. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +
+      `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +
         `${(nib.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens for the whole process` +
         (idleCpuS > 0 ? `, ${((nib.cpuS - idleCpuS) / 2).toFixed(2)} without an idle session's ${idleCpuS.toFixed(2)} s` : '') +
         ` (goal <= 0.6); ` +

@@ -47,4 +47,6 @@ export type ChatProvider = {
   readonly model: string;
   readonly baseURL: string;
   stream: (request: ChatRequest) => AsyncGenerator<ProviderEvent>;
+  /** Loads what the first request needs ahead of it, in the background (the interactive session). */
+  prepare?: () => Promise<void>;
 };

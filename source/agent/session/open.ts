@@ -43,8 +43,6 @@ export async function openSession(config: Config, env: NodeJS.ProcessEnv, option
     return opened;
   }
   const {guard} = opened.value;
-  // The snapshot index builds in the background while the person types the first prompt.
-  if (options.canAsk && config.approvalMode !== 'plan') store.warmUp();
   const tools = createBuiltinRegistry();
   const system = buildSystemPrompt({
     cwd: root.value,
