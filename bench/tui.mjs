@@ -10,33 +10,12 @@
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
 // NIB_BENCH_BASELINE=other/dist/cli.js runs every part for that build too, in the same run.
 import {spawn} from 'node:child_process';
-import {existsSync} from 'node:fs';
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {fileURLToPath} from 'node:url';
-import stripAnsi from 'strip-ansi';
-import {loadTestServer} from './support.mjs';
+import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, typingLatency} from './pty.mjs';
+import {loadTestServer, median, ROOT} from './support.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// NIB_TEST_CLI measures another build (as the tmux tests allow).
-const CLI = process.env.NIB_TEST_CLI ?? join(ROOT, 'dist', 'cli.js');
-const ROWS = 40;
-const COLS = 120;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-// Extra node flags for nib, e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile it.
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-// What the prompt input shows when nib is idle and ready for a key (PromptInput's placeholder).
-const IDLE = process.env.BENCH_IDLE_TEXT ?? 'ask nib to do something';
-
-const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
-const quote = value => `'${String(value).replaceAll("'", `'\\''`)}'`;
-
-if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first');
-if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is needed for CPU and peak RSS');
-
-const work = await mkdtemp(join(tmpdir(), 'nib-bench-tui-'));
 const {startOpenAiServer, sse} = await loadTestServer();
 
 /** The words of a long answer: ~4 characters per token, a line every 16 tokens, a paragraph every 8 lines. */
@@ -48,128 +27,6 @@ function makeAnswer(tokens, end = 'ENDOFANSWER') {
     answer += i % 128 === 127 ? '\n\n' : i % 16 === 15 ? '\n' : ' ';
   }
   return `${answer.trimEnd()} ${end}\n`;
-}
-
-/**
- * nib in a pty of ROWS x COLS under /usr/bin/time. Output is kept raw (for byte counts) and
- * waited on as ANSI-stripped text.
- */
-async function startNib(serverUrl, args = [], cli = CLI) {
-  const home = await mkdtemp(join(work, 'home-'));
-  const project = join(home, 'project');
-  await mkdir(project);
-  const timeFile = join(home, 'time');
-  const env = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_STATE_HOME: join(home, 'state'),
-    PATH: process.env.PATH,
-    TERM: 'xterm-256color',
-    LANG: 'C.UTF-8',
-    OPENAI_BASE_URL: serverUrl,
-    OPENAI_API_KEY: 'bench',
-    NIB_MODEL: 'bench-model',
-  };
-  const inner = [
-    `stty rows ${ROWS} cols ${COLS};`,
-    `exec /usr/bin/time -o ${quote(timeFile)} -f '%e %U %S %M'`,
-    [process.execPath, ...NODE_ARGS, cli, ...args].map(quote).join(' '),
-  ].join(' ');
-  const started = performance.now();
-  // Its own process group, so a bench that fails midway takes script, time and nib down with it.
-  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: project, env, stdio: ['pipe', 'pipe', 'inherit'], detached: true});
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
-  process.once('exit', killGroup);
-  const chunks = [];
-  let bytes = 0;
-  let text = '';
-  let raw = '';
-  const waiters = new Set();
-  child.stdout.on('data', chunk => {
-    chunks.push(chunk);
-    bytes += chunk.length;
-    raw += chunk.toString('utf8');
-    text = text + stripAnsi(chunk.toString('utf8'));
-    for (const waiter of waiters) waiter();
-  });
-  const exited = new Promise(resolve => child.on('close', resolve));
-  exited.then(() => process.off('exit', killGroup));
-  // Keys sent while nib is already leaving meet a closed pipe; that is not a failure.
-  child.stdin.on('error', () => {});
-
-  /**
-   * Resolves with the time (performance.now) at which output past `from` contains `needle`:
-   * the ANSI-stripped output, or with `raw` the bytes as written.
-   */
-  const waitFor = (needle, {from = 0, timeoutMs = 60_000, isRaw = false} = {}) =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const at = (isRaw ? raw : text).indexOf(needle, from);
-        if (at < 0) return false;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve({at: performance.now(), index: at});
-        return true;
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`bench: no "${needle}" within ${timeoutMs} ms; last output:\n${text.slice(-2000)}`));
-      }, timeoutMs);
-      if (!check()) waiters.add(check);
-    });
-
-  return {
-    started,
-    cpuMs: () => cpuOfTree(child.pid),
-    waitFor,
-    write: data => child.stdin.write(data),
-    bytes: () => bytes,
-    raw: () => raw,
-    textLength: () => text.length,
-    rawLength: () => raw.length,
-    tail: () => text.slice(-3000),
-    /** Leaves (Ctrl+C clears any input, Ctrl+D on empty input exits), then reads /usr/bin/time. */
-    async quit() {
-      // Ctrl+C clears any input (or arms the exit), Ctrl+D leaves on empty input, a second
-      // Ctrl+C leaves too; whichever lands first ends nib and the rest meet a closed pipe.
-      let done = false;
-      exited.then(() => (done = true));
-      for (const key of ['\u0003', '\u0004', '\u0003']) {
-        if (done) break;
-        child.stdin.write(key);
-        await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 200))]);
-      }
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-      const line = (await readFile(timeFile, 'utf8').catch(() => '')).trim().split('\n').at(-1) ?? '';
-      const [wall, user, sys, rssKb] = line.split(' ').map(Number);
-      await rm(home, {recursive: true, force: true});
-      return {wallS: wall, cpuS: user + sys, rssMb: rssKb / 1024};
-    },
-  };
-}
-
-/**
- * CPU (user + sys, ms, in 10 ms clock ticks) used so far by a process and its descendants (the
- * pty's `script`, `time` and nib): steadier than wall time on a busy machine.
- */
-async function cpuOfTree(pid) {
-  let total = 0;
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  if (!stat) return 0;
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
-  total += (utime + stime) * 10;
-  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(' ').filter(Boolean);
-  for (const child of children) total += await cpuOfTree(Number(child));
-  return total;
 }
 
 /** The raw openai SDK streaming the same answer to a pipe: the floor for CPU. */
@@ -218,46 +75,6 @@ async function streamRun(answer, response, cli = CLI) {
   } finally {
     await server.close();
   }
-}
-
-/** Waits for the prompt to reach the server; fails with the screen's text after 15 s. */
-async function arrived(server, nib) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`bench: the prompt never reached the server; last output:\n${nib.tail()}`)), 15_000);
-  });
-  try {
-    await Promise.race([server.waitForRequests(1), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Types a prompt and Enter. Until Ink turns raw mode on (after the first frame), the terminal
- * itself echoes keys and turns Enter into a newline inside the prompt, and the app's echo cannot
- * be told apart from it in every rendering mode; so this waits a settle time first (not measured).
- */
-async function submit(nib, prompt) {
-  await new Promise(resolve => setTimeout(resolve, 1500));
-  const from = nib.textLength();
-  nib.write(prompt);
-  await nib.waitFor(prompt, {from, timeoutMs: 10_000});
-  nib.write('\r');
-}
-
-async function typingLatency(nib, count = 30) {
-  const samples = [];
-  for (let i = 0; i < count; i++) {
-    const char = 'abcdefghij'[i % 10];
-    const from = nib.textLength();
-    const sent = performance.now();
-    nib.write(char);
-    const echoed = await nib.waitFor(char, {from, timeoutMs: 5000});
-    samples.push(echoed.at - sent);
-    await new Promise(resolve => setTimeout(resolve, 40));
-  }
-  return samples;
 }
 
 let idleCpuS = 0;
@@ -357,5 +174,5 @@ try {
     print(`4. keystroke to echo (${none.length} keys): empty transcript ${fmt(none)}; after 1,000 finished blocks ${fmt(many)}`);
   }
 } finally {
-  await rm(work, {recursive: true, force: true});
+  await cleanup();
 }

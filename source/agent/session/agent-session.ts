@@ -102,10 +102,11 @@ export class AgentSession {
     this.startNotices.push(...((await this.guard?.sessionStart(source))?.warnings ?? []));
   }
 
-  /** Background work the first turn needs (the undo snapshot index, the provider's SDK); the TUI starts it once its first frame is drawn. */
+  /** Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI starts it once its first frame is drawn. */
   warmUp(): void {
     if (this.currentMode !== 'plan') this.store.warmUp();
     void this.provider.prepare?.().catch(() => {});
+    void this.tools.load?.().catch(() => {});
   }
 
   get mode(): ApprovalMode {
