@@ -7,10 +7,10 @@
 // Run: npm run build && npx node bench/tool-round.mjs
 // NIB_BENCH_BASELINE=other/dist/cli.js times that build too, interleaved, as a baseline.
 import {spawn} from 'node:child_process';
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {CLI, loadTestServer, median, requireBuild} from './support.mjs';
+import {CLI, loadTestServer, measure, median, requireBuild} from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -18,24 +18,25 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 requireBuild();
 const {startOpenAiServer, sse} = await loadTestServer();
 const home = await mkdtemp(join(tmpdir(), 'nib-bench-round-'));
-await writeFile(join(home, 'notes.txt'), Array.from({length: 40}, (_, i) => `line ${i + 1} of the notes`).join('\n'));
+// The workspace apart from nib's own dirs, so auto-edit's undo snapshots hold only the project.
+const project = join(home, 'project');
+await mkdir(project);
+await writeFile(join(project, 'notes.txt'), Array.from({length: 40}, (_, i) => `line ${i + 1} of the notes`).join('\n'));
 const env = {...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), OPENAI_API_KEY: 'bench'};
 const builds = [['nib', CLI], ...(process.env.NIB_BENCH_BASELINE ? [['baseline', process.env.NIB_BENCH_BASELINE]] : [])];
 
-async function run(cli, mode) {
+async function run(cli, mode, rounds = ROUNDS) {
   const arrivals = [];
   const server = await startOpenAiServer((request, index) => {
     arrivals.push(performance.now());
-    return index < ROUNDS ? sse.toolCall('read', {path: 'notes.txt'}) : sse.text('Read it many times.');
+    return index < rounds ? sse.toolCall('read', {path: 'notes.txt'}) : sse.text('Read it many times.');
   });
   try {
-    const child = spawn(process.execPath, [cli, '-p', 'read notes.txt again and again', '--base-url', server.url, '--model', 'bench-model', '--approval-mode', mode], {stdio: ['ignore', 'ignore', 'pipe'], env, cwd: home});
-    let stderr = '';
-    child.stderr.on('data', chunk => (stderr += chunk));
-    const code = await new Promise(resolve => child.on('close', resolve));
-    if (code !== 0 || arrivals.length !== ROUNDS + 1) throw new Error(`nib exited ${code} after ${arrivals.length} requests: ${stderr}`);
+    const args = [cli, '-p', 'read notes.txt again and again', '--base-url', server.url, '--model', 'bench-model', '--approval-mode', mode];
+    const result = await measure(process.execPath, args, {env, cwd: project});
+    if (result.code !== 0 || arrivals.length !== rounds + 1) throw new Error(`nib exited ${result.code} after ${arrivals.length} requests: ${result.stderr}`);
     const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]);
-    return {first: gaps[0], rest: gaps.slice(1)};
+    return {first: gaps[0], rest: gaps.slice(1), cpuMs: result.cpuMs};
   } finally {
     await server.close();
   }
@@ -48,10 +49,13 @@ try {
       // ask: a read inside the workspace runs without asking; auto-edit also records an undo point per turn.
       for (const mode of ['ask', 'auto-edit']) {
         const key = `${name}, ${mode}`;
-        const {first, rest} = await run(cli, mode);
-        const entry = results.get(key) ?? {first: [], rest: []};
+        const {first, rest, cpuMs} = await run(cli, mode);
+        // CPU per round, steadier than wall time on a busy machine: this run's CPU less a one-round run's.
+        const one = await run(cli, mode, 1);
+        const entry = results.get(key) ?? {first: [], rest: [], cpu: []};
         entry.first.push(first);
         entry.rest.push(...rest);
+        entry.cpu.push((cpuMs - one.cpuMs) / (ROUNDS - 1));
         results.set(key, entry);
       }
     }
@@ -60,6 +64,6 @@ try {
   await rm(home, {recursive: true, force: true});
 }
 console.log(`tool round (read call ends -> next request arrives), ${ROUNDS} rounds x ${RUNS} runs, node ${process.version}`);
-for (const [key, {first, rest}] of results) {
-  console.log(`  ${key.padEnd(22)} median ${median(rest).toFixed(1).padStart(6)} ms (goal <= 10), first round of a run ${median(first).toFixed(1)} ms`);
+for (const [key, {first, rest, cpu}] of results) {
+  console.log(`  ${key.padEnd(22)} median ${median(rest).toFixed(1).padStart(6)} ms (goal <= 10), first round of a run ${median(first).toFixed(1)} ms; CPU per round ${median(cpu).toFixed(1)} ms`);
 }
