@@ -154,6 +154,25 @@ try {
     );
   }
 
+  // 3, floor: a bare Ink app with nib's layout streaming the same answer at the same rate.
+  if (wanted(3)) {
+    const answer = makeAnswer(2_000);
+    const file = join(ROOT, '.nib-bench', 'floor-answer.txt');
+    await mkdir(join(ROOT, '.nib-bench'), {recursive: true});
+    await writeFile(file, answer);
+    const floor = await startNib('', [file], join(ROOT, 'bench', 'ink-floor.mjs'));
+    await floor.waitFor(IDLE, {timeoutMs: 20_000});
+    // Past the first frame, so raw mode is on and the key reaches the app.
+    await new Promise(resolve => setTimeout(resolve, 1500));
+    const before = floor.bytes();
+    floor.write('x');
+    await floor.waitFor('ENDOFANSWER', {timeoutMs: 120_000});
+    await new Promise(resolve => setTimeout(resolve, 300));
+    const during = floor.bytes() - before;
+    await floor.quit();
+    print(`3 (Ink floor). a bare Ink app (bench/ink-floor.mjs) with nib's layout, same answer and frame rate: ${(during / Buffer.byteLength(answer)).toFixed(2)} terminal bytes per answer byte`);
+  }
+
   // 4. Keystroke-to-echo latency: empty transcript vs 1,000 finished blocks.
   if (wanted(4)) {
     const server = await startOpenAiServer(() => sse.text(Array.from({length: 1000}, (_, i) => `Paragraph ${i + 1}.`).join('\n\n') + '\n\nENDOFANSWER\n', {chunkSize: 64}));
