@@ -16,7 +16,12 @@ export const OUTPUT = join(ROOT, 'source/tools/definitions.ts');
 export async function generate() {
   const outdir = await mkdtemp(join(tmpdir(), 'nib-tool-definitions-'));
   try {
-    await build({entryPoints: [join(ROOT, 'source/tools/index.ts')], outdir, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'}});
+    // The file being generated is left out: a stale or half-merged copy must not stop its own rebuild.
+    const withoutOutput = {
+      name: 'without-definitions',
+      setup: build => build.onLoad({filter: /tools[\\/]definitions\.ts$/}, () => ({contents: 'export const BUILTIN_DEFINITIONS = [];', loader: 'ts'})),
+    };
+    await build({entryPoints: [join(ROOT, 'source/tools/index.ts')], outdir, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'}, plugins: [withoutOutput]});
     const {createToolRegistry, defaultTools} = await import(pathToFileURL(join(outdir, 'index.mjs')).href);
     const definitions = createToolRegistry(defaultTools).definitions({mode: 'ask'});
     const kinds = Object.fromEntries(defaultTools.map(tool => [tool.name, tool.kind]));
@@ -26,7 +31,8 @@ export async function generate() {
       "import type {ToolDefinition} from '../core/chat.js';",
       "import type {ToolKind} from '../core/tool.js';",
       '',
-      `export const BUILTIN_DEFINITIONS: ReadonlyArray<{kind: ToolKind; definition: ToolDefinition}> = ${JSON.stringify(entries, null, 2)};`,
+      // One tool a line: data, not code to read or diff line by line.
+      `export const BUILTIN_DEFINITIONS: ReadonlyArray<{kind: ToolKind; definition: ToolDefinition}> = [\n${entries.map(entry => `  ${JSON.stringify(entry)},`).join('\n')}\n];`,
       '',
     ].join('\n');
   } finally {

@@ -8,8 +8,8 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import type OpenAI from 'openai';
-import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure, type SdkErrors} from './errors.js';
+import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
+import {lazySdk, type Sdk} from './sdk.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -47,13 +47,7 @@ const BACKOFF_CAP_MS = 8_000;
 
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
-type Sdk = {client: OpenAI; errors: SdkErrors};
-
 type Context = {
-  /**
-   * The SDK loads on the first request, not with this module: with Node's undici under it, it is
-   * most of what the interactive session would otherwise load before its first frame.
-   */
   sdk: () => Promise<Sdk>;
   options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
     Pick<ProviderOptions, 'apiKey' | 'keyEnv'>;
@@ -67,25 +61,13 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   const baseURL = options.baseURL.replace(/\/+$/, '');
   // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
-  let sdk: Promise<Sdk> | undefined;
   const context: Context = {
-    sdk: () =>
-      (sdk ??= import('openai').then(module => ({
-        errors: module,
-        client: new module.default({
-          baseURL,
-          apiKey: options.apiKey,
-          // Ours are the only retries: the SDK's would double them and hide them from the person.
-          maxRetries: 0,
-          // The idle timer below covers the wait for headers too; this is only a backstop.
-          timeout: idleTimeoutMs + 60_000,
-          // Looked up per call, not here: reading globalThis.fetch loads Node's bundled undici (~35 ms),
-          // which the interactive session does not need before its first prompt.
-          fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
-          // stdout belongs to the answer in print mode; the SDK must never write to the console.
-          logLevel: 'off',
-        }),
-      }))),
+    sdk: lazySdk({
+      baseURL,
+      apiKey: options.apiKey,
+      timeoutMs: idleTimeoutMs + 60_000,
+      fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
+    }),
     options: {
       baseURL,
       apiKey: options.apiKey,
