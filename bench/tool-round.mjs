@@ -21,7 +21,7 @@ const home = await mkdtemp(join(tmpdir(), 'nib-bench-round-'));
 // The workspace apart from nib's own dirs, so auto-edit's undo snapshots hold only the project.
 const project = join(home, 'project');
 await mkdir(project);
-await writeFile(join(project, 'notes.txt'), Array.from({length: 40}, (_, i) => `line ${i + 1} of the notes`).join('\n'));
+await writeFile(join(project, 'notes.txt'), Array.from({length: ROUNDS + 10}, (_, i) => `line ${i + 1} of the notes`).join('\n'));
 const env = {...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), OPENAI_API_KEY: 'bench'};
 const builds = [['nib', CLI], ...(process.env.NIB_BENCH_BASELINE ? [['baseline', process.env.NIB_BENCH_BASELINE]] : [])];
 
@@ -29,7 +29,8 @@ async function run(cli, mode, rounds = ROUNDS) {
   const arrivals = [];
   const server = await startOpenAiServer((request, index) => {
     arrivals.push(performance.now());
-    return index < rounds ? sse.toolCall('read', {path: 'notes.txt'}) : sse.text('Read it many times.');
+    // A different line each round: the same call three times in a row stops the turn as a loop.
+    return index < rounds ? sse.toolCall('read', {path: 'notes.txt', offset: index + 1, limit: 5}) : sse.text('Read it many times.');
   });
   try {
     const args = [cli, '-p', 'read notes.txt again and again', '--base-url', server.url, '--model', 'bench-model', '--approval-mode', mode];

@@ -123,11 +123,7 @@ export type SessionLogOptions = {
 /**
  * One session's log. `record*` buffers; `flush()` appends the buffer and fsyncs it. `observe()`
  * does both for the loop's events: call it (and await it) for every event before asking the loop
- * for the next one, and every request starts with the history already written.
- * Before a request the fsync runs in the background: once appended, the bytes survive nib
- * crashing, and a request changes nothing on this machine that the fsync would have to precede.
- * It took about half of a tool round (two fsyncs, ~2 ms each here, more on slow disks); the
- * fsync before a tool runs, an approval or the end of a turn is still awaited.
+ * for the next one, and every request starts with the history already on disk.
  * The file is created on the first flush, so a session with no prompt leaves nothing behind.
  */
 export class SessionLog {
@@ -138,9 +134,6 @@ export class SessionLog {
   private pending: string[] = [];
   private handle: FileHandle | null = null;
   private writing: Promise<void> = Promise.resolve();
-  /** The fsync left running after a request-start flush, and its failure for the next flush to report. */
-  private syncing: Promise<void> = Promise.resolve();
-  private syncError: unknown = null;
   private header: SessionHeader | null;
 
   private constructor(options: {id: string; path: string; redact: Redactor; now: () => number; header: SessionHeader | null}) {
@@ -200,21 +193,18 @@ export class SessionLog {
   /** Records an event and, where one is due, flushes before the loop may go on. */
   async observe(event: AgentEvent): Promise<void> {
     this.recordEvent(event);
-    if (FLUSH_BEFORE.has(event.type)) await this.flush({waitForDisk: event.type !== 'request-start'});
+    if (FLUSH_BEFORE.has(event.type)) await this.flush();
   }
 
   /** Appends everything recorded so far and fsyncs it. Flushes are serialised. */
-  flush(options: {waitForDisk?: boolean} = {}): Promise<void> {
-    const next = this.writing.then(() => this.write(options.waitForDisk ?? true));
+  flush(): Promise<void> {
+    const next = this.writing.then(() => this.write());
     // A failed flush must not poison the ones after it; the caller of this one sees the error.
     this.writing = next.catch(() => {});
     return next;
   }
 
   async close(): Promise<void> {
-    // A background fsync that failed is reported by this last flush.
-    await this.writing;
-    await this.syncing;
     await this.flush();
     await this.writing;
     const handle = this.handle;
@@ -226,22 +216,13 @@ export class SessionLog {
     this.pending.push(this.redact(JSON.stringify(record)) + '\n');
   }
 
-  private async write(waitForDisk: boolean): Promise<void> {
-    if (this.syncError !== null) {
-      const error = this.syncError;
-      this.syncError = null;
-      throw error;
-    }
+  private async write(): Promise<void> {
     if (this.pending.length === 0) return;
     const handle = await this.fileHandle();
     const data = this.pending.join('');
     this.pending = [];
     await handle.appendFile(data);
-    const synced = handle.datasync();
-    if (waitForDisk) return synced;
-    this.syncing = synced.catch(error => {
-      this.syncError = error;
-    });
+    await handle.datasync();
   }
 
   private async fileHandle(): Promise<FileHandle> {
