@@ -47,6 +47,8 @@ type Busy = Result<void>;
 const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
 /** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
 const YIELD_EVERY_MS = 50;
+/** How long after the first frame the SDK and the tools load, if no prompt needed them first. */
+const WARM_UP_DELAY_MS = 1500;
 
 /**
  * One running conversation: the history, the approval mode and grants, the provider and model,
@@ -105,8 +107,11 @@ export class AgentSession {
   /** Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI starts it once its first frame is drawn. */
   warmUp(): void {
     if (this.currentMode !== 'plan') this.store.warmUp();
-    void this.provider.prepare?.().catch(() => {});
-    void this.tools.load?.().catch(() => {});
+    // Loading them holds the event loop ~50-100 ms: not while the first keys arrive.
+    setTimeout(() => {
+      void this.provider.prepare?.().catch(() => {});
+      void this.tools.load?.().catch(() => {});
+    }, WARM_UP_DELAY_MS).unref();
   }
 
   get mode(): ApprovalMode {
