@@ -5,7 +5,7 @@ import {readdirSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const helpers = new Set(['run.mjs', 'support.mjs', 'raw-sdk.mjs']);
+const helpers = new Set(['run.mjs', 'support.mjs', 'pty.mjs', 'raw-sdk.mjs', 'ink-floor.mjs']);
 const only = process.argv.slice(2);
 const benches = readdirSync(dir)
   .filter(name => name.endsWith('.mjs') && !helpers.has(name))

@@ -8,34 +8,14 @@
 //   4. keystroke-to-echo latency with 1,000 finished blocks in the transcript vs none
 // Terminal bytes are what the pty delivers (the line discipline turns \n into \r\n).
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
+// NIB_BENCH_BASELINE=other/dist/cli.js runs every part for that build too, in the same run.
 import {spawn} from 'node:child_process';
-import {existsSync} from 'node:fs';
-import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
+import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {fileURLToPath} from 'node:url';
-import stripAnsi from 'strip-ansi';
-import {loadTestServer} from './support.mjs';
+import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, typingLatency} from './pty.mjs';
+import {loadTestServer, median, ROOT} from './support.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-// NIB_TEST_CLI measures another build (as the tmux tests allow).
-const CLI = process.env.NIB_TEST_CLI ?? join(ROOT, 'dist', 'cli.js');
-const ROWS = 40;
-const COLS = 120;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-// Extra node flags for nib, e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile it.
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-// What the prompt input shows when nib is idle and ready for a key (PromptInput's placeholder).
-const IDLE = process.env.BENCH_IDLE_TEXT ?? 'ask nib to do something';
-
-const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
-const quote = value => `'${String(value).replaceAll("'", `'\\''`)}'`;
-
-if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run npm run build first');
-if (!existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is needed for CPU and peak RSS');
-
-const work = await mkdtemp(join(tmpdir(), 'nib-bench-tui-'));
 const {startOpenAiServer, sse} = await loadTestServer();
 
 /** The words of a long answer: ~4 characters per token, a line every 16 tokens, a paragraph every 8 lines. */
@@ -47,112 +27,6 @@ function makeAnswer(tokens, end = 'ENDOFANSWER') {
     answer += i % 128 === 127 ? '\n\n' : i % 16 === 15 ? '\n' : ' ';
   }
   return `${answer.trimEnd()} ${end}\n`;
-}
-
-/**
- * nib in a pty of ROWS x COLS under /usr/bin/time. Output is kept raw (for byte counts) and
- * waited on as ANSI-stripped text.
- */
-async function startNib(serverUrl, args = []) {
-  const home = await mkdtemp(join(work, 'home-'));
-  const project = join(home, 'project');
-  await mkdir(project);
-  const timeFile = join(home, 'time');
-  const env = {
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, 'config'),
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_STATE_HOME: join(home, 'state'),
-    PATH: process.env.PATH,
-    TERM: 'xterm-256color',
-    LANG: 'C.UTF-8',
-    OPENAI_BASE_URL: serverUrl,
-    OPENAI_API_KEY: 'bench',
-    NIB_MODEL: 'bench-model',
-  };
-  const inner = [
-    `stty rows ${ROWS} cols ${COLS};`,
-    `exec /usr/bin/time -o ${quote(timeFile)} -f '%e %U %S %M'`,
-    [process.execPath, ...NODE_ARGS, CLI, ...args].map(quote).join(' '),
-  ].join(' ');
-  const started = performance.now();
-  // Its own process group, so a bench that fails midway takes script, time and nib down with it.
-  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: project, env, stdio: ['pipe', 'pipe', 'inherit'], detached: true});
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
-  process.once('exit', killGroup);
-  const chunks = [];
-  let bytes = 0;
-  let text = '';
-  let raw = '';
-  const waiters = new Set();
-  child.stdout.on('data', chunk => {
-    chunks.push(chunk);
-    bytes += chunk.length;
-    raw += chunk.toString('utf8');
-    text = text + stripAnsi(chunk.toString('utf8'));
-    for (const waiter of waiters) waiter();
-  });
-  const exited = new Promise(resolve => child.on('close', resolve));
-  exited.then(() => process.off('exit', killGroup));
-  // Keys sent while nib is already leaving meet a closed pipe; that is not a failure.
-  child.stdin.on('error', () => {});
-
-  /**
-   * Resolves with the time (performance.now) at which output past `from` contains `needle`:
-   * the ANSI-stripped output, or with `raw` the bytes as written.
-   */
-  const waitFor = (needle, {from = 0, timeoutMs = 60_000, isRaw = false} = {}) =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const at = (isRaw ? raw : text).indexOf(needle, from);
-        if (at < 0) return false;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve({at: performance.now(), index: at});
-        return true;
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`bench: no "${needle}" within ${timeoutMs} ms; last output:\n${text.slice(-2000)}`));
-      }, timeoutMs);
-      if (!check()) waiters.add(check);
-    });
-
-  return {
-    started,
-    waitFor,
-    write: data => child.stdin.write(data),
-    bytes: () => bytes,
-    raw: () => raw,
-    textLength: () => text.length,
-    rawLength: () => raw.length,
-    tail: () => text.slice(-3000),
-    /** Leaves (Ctrl+C clears any input, Ctrl+D on empty input exits), then reads /usr/bin/time. */
-    async quit() {
-      // Ctrl+C clears any input (or arms the exit), Ctrl+D leaves on empty input, a second
-      // Ctrl+C leaves too; whichever lands first ends nib and the rest meet a closed pipe.
-      let done = false;
-      exited.then(() => (done = true));
-      for (const key of ['\u0003', '\u0004', '\u0003']) {
-        if (done) break;
-        child.stdin.write(key);
-        await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 200))]);
-      }
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-      const line = (await readFile(timeFile, 'utf8').catch(() => '')).trim().split('\n').at(-1) ?? '';
-      const [wall, user, sys, rssKb] = line.split(' ').map(Number);
-      await rm(home, {recursive: true, force: true});
-      return {wallS: wall, cpuS: user + sys, rssMb: rssKb / 1024};
-    },
-  };
 }
 
 /** The raw openai SDK streaming the same answer to a pipe: the floor for CPU. */
@@ -180,10 +54,10 @@ async function rawSdk(serverUrl) {
 
 
 /** Streams `answer` for the first prompt, measures the session, returns figures. */
-async function streamRun(answer, response) {
+async function streamRun(answer, response, cli = CLI) {
   const server = await startOpenAiServer(() => response);
   try {
-    const nib = await startNib(server.url);
+    const nib = await startNib(server.url, [], cli);
     await nib.waitFor(IDLE, {timeoutMs: 10_000});
     // Typed at the idle prompt, so the byte count starts at the submit and excludes the startup.
     await submit(nib, 'write a long answer');
@@ -203,47 +77,8 @@ async function streamRun(answer, response) {
   }
 }
 
-/** Waits for the prompt to reach the server; fails with the screen's text after 15 s. */
-async function arrived(server, nib) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`bench: the prompt never reached the server; last output:\n${nib.tail()}`)), 15_000);
-  });
-  try {
-    await Promise.race([server.waitForRequests(1), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Types a prompt and Enter. Until Ink turns raw mode on (after the first frame), the terminal
- * itself echoes keys and turns Enter into a newline inside the prompt, and the app's echo cannot
- * be told apart from it in every rendering mode; so this waits a settle time first (not measured).
- */
-async function submit(nib, prompt) {
-  await new Promise(resolve => setTimeout(resolve, 1500));
-  const from = nib.textLength();
-  nib.write(prompt);
-  await nib.waitFor(prompt, {from, timeoutMs: 10_000});
-  nib.write('\r');
-}
-
-async function typingLatency(nib, count = 30) {
-  const samples = [];
-  for (let i = 0; i < count; i++) {
-    const char = 'abcdefghij'[i % 10];
-    const from = nib.textLength();
-    const sent = performance.now();
-    nib.write(char);
-    const echoed = await nib.waitFor(char, {from, timeoutMs: 5000});
-    samples.push(echoed.at - sent);
-    await new Promise(resolve => setTimeout(resolve, 40));
-  }
-  return samples;
-}
-
 let idleCpuS = 0;
+const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
 // `node bench/tui.mjs 2 4` runs only those parts.
 const parts = process.argv.slice(2).map(Number);
 const wanted = part => parts.length === 0 || parts.includes(part);
@@ -252,47 +87,51 @@ const print = line => console.log(line);
 try {
   print(`tui bench: ${ROWS}x${COLS} pty, node ${process.version}, ${new Date().toISOString()}`);
 
-  // 1. Spawn to first frame with the input ready.
+  // 1. Spawn to first frame with the input ready; the builds interleaved, so drift hits each alike.
   if (wanted(1)) {
     const server = await startOpenAiServer(() => sse.text('hi'));
-    const frames = [];
-    const times = [];
-    const rss = [];
-    const cpu = [];
+    const runs = new Map(builds.map(([label]) => [label, {frames: [], times: [], rss: [], cpu: [], frameCpu: []}]));
     for (let i = 0; i < RUNS; i++) {
-      const nib = await startNib(server.url);
-      const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
-      frames.push(frame.at - nib.started);
-      // Input is ready when a key typed the moment the first frame shows comes back drawn by
-      // the app, not echoed by the terminal while it is still in cooked mode: the app draws its
-      // inverse-video cursor right after the character (ESC[7m), the terminal's echo does not.
-      const from = nib.rawLength();
-      nib.write('x');
-      const ready = await nib.waitFor('x\u001B[7m', {from, timeoutMs: 10_000, isRaw: true});
-      times.push(ready.at - nib.started);
-      const usage = await nib.quit();
-      rss.push(usage.rssMb);
-      cpu.push(usage.cpuS);
+      for (const [label, cli] of builds) {
+        const run = runs.get(label);
+        const nib = await startNib(server.url, [], cli);
+        const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
+        run.frames.push(frame.at - nib.started);
+        run.frameCpu.push(await nib.cpuMs());
+        // Input is ready when a key typed the moment the first frame shows comes back drawn by
+        // the app, not echoed by the terminal while it is still in cooked mode: the app draws its
+        // inverse-video cursor right after the character (ESC[7m), the terminal's echo does not.
+        const from = nib.rawLength();
+        nib.write('x');
+        const ready = await nib.waitFor('x\u001B[7m', {from, timeoutMs: 10_000, isRaw: true});
+        run.times.push(ready.at - nib.started);
+        const usage = await nib.quit();
+        run.rss.push(usage.rssMb);
+        run.cpu.push(usage.cpuS);
+      }
     }
     await server.close();
-    idleCpuS = median(cpu);
-    print(
-      `1. spawn to first frame: median ${median(frames).toFixed(0)} ms; to input ready (a key typed at the first frame drawn by the app): ` +
-        `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${RUNS} runs; goal <= 150 ms); ` +
-        `an idle session start+quit: ${idleCpuS.toFixed(2)} CPU-s, peak RSS ${median(rss).toFixed(1)} MB`,
-    );
+    for (const [label] of builds) {
+      const {frames, times, rss, cpu, frameCpu} = runs.get(label);
+      if (label === '') idleCpuS = median(cpu);
+      print(
+        `1${label}. spawn to first frame: median ${median(frames).toFixed(0)} ms (CPU ${median(frameCpu).toFixed(0)} ms); to input ready (a key typed at the first frame drawn by the app): ` +
+          `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${RUNS} runs; goal <= 150 ms); ` +
+          `an idle session start+quit: ${median(cpu).toFixed(2)} CPU-s, peak RSS ${median(rss).toFixed(1)} MB`,
+      );
+    }
   }
 
   // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer.
-  if (wanted(2)) {
+  for (const [label, cli] of wanted(2) ? builds : []) {
     const answer = makeAnswer(20_000);
     const response = sse.text(answer, {chunkSize: 4});
-    const nib = await streamRun(answer, response);
+    const nib = await streamRun(answer, response, cli);
     const server = await startOpenAiServer(() => response);
     const sdk = await rawSdk(server.url);
     await server.close();
     print(
-      `2. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
+      `2${label}. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
         `terminal bytes / answer bytes ${(nib.during / nib.answerBytes).toFixed(2)} during the answer, ${(nib.total / nib.answerBytes).toFixed(2)} whole session (goal <= 1.2); ` +
         `CPU nib ${nib.cpuS.toFixed(2)} s vs raw SDK ${sdk.cpuS.toFixed(2)} s = ${(nib.cpuS / sdk.cpuS).toFixed(2)}x (goal <= 1.3x); ` +
         `peak RSS ${nib.rssMb.toFixed(1)} MB (goal <= 120; raw SDK ${sdk.rssMb.toFixed(1)} MB); wall ${nib.wallS.toFixed(2)} s`,
@@ -300,19 +139,38 @@ try {
   }
 
   // 3. 2,000 tokens at 100 tokens/s.
-  if (wanted(3)) {
+  for (const [label, cli] of wanted(3) ? builds : []) {
     // Two 4-character tokens per event every 20 ms: the server's timer overhead per write would
     // make one token per 10 ms noticeably slower than 100 tokens/s.
     const answer = makeAnswer(2_000);
     const response = sse.slow(sse.text(answer, {chunkSize: 8}), 20);
-    const nib = await streamRun(answer, response);
+    const nib = await streamRun(answer, response, cli);
     print(
-      `3. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +
+      `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +
         `${(nib.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens for the whole process` +
         (idleCpuS > 0 ? `, ${((nib.cpuS - idleCpuS) / 2).toFixed(2)} without an idle session's ${idleCpuS.toFixed(2)} s` : '') +
         ` (goal <= 0.6); ` +
         `${(nib.during / nib.answerBytes).toFixed(2)} terminal bytes per answer byte (goal <= 3)`,
     );
+  }
+
+  // 3, floor: a bare Ink app with nib's layout streaming the same answer at the same rate.
+  if (wanted(3)) {
+    const answer = makeAnswer(2_000);
+    const file = join(ROOT, '.nib-bench', 'floor-answer.txt');
+    await mkdir(join(ROOT, '.nib-bench'), {recursive: true});
+    await writeFile(file, answer);
+    const floor = await startNib('', [file], join(ROOT, 'bench', 'ink-floor.mjs'));
+    await floor.waitFor(IDLE, {timeoutMs: 20_000});
+    // Past the first frame, so raw mode is on and the key reaches the app.
+    await new Promise(resolve => setTimeout(resolve, 1500));
+    const before = floor.bytes();
+    floor.write('x');
+    await floor.waitFor('ENDOFANSWER', {timeoutMs: 120_000});
+    await new Promise(resolve => setTimeout(resolve, 300));
+    const during = floor.bytes() - before;
+    await floor.quit();
+    print(`3 (Ink floor). a bare Ink app (bench/ink-floor.mjs) with nib's layout, same answer and frame rate: ${(during / Buffer.byteLength(answer)).toFixed(2)} terminal bytes per answer byte`);
   }
 
   // 4. Keystroke-to-echo latency: empty transcript vs 1,000 finished blocks.
@@ -335,5 +193,5 @@ try {
     print(`4. keystroke to echo (${none.length} keys): empty transcript ${fmt(none)}; after 1,000 finished blocks ${fmt(many)}`);
   }
 } finally {
-  await rm(work, {recursive: true, force: true});
+  await cleanup();
 }

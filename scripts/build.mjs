@@ -9,6 +9,13 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 // `npm pack` (prepack) builds with --clean: the package gets exactly this build's files.
 if (process.argv.includes('--clean')) await rm('dist', {recursive: true, force: true});
 
+// The tools' JSON Schemas as plain data (see scripts/tool-definitions.mjs), fresh for every build.
+{
+  const {OUTPUT, generate} = await import('./tool-definitions.mjs');
+  const text = await generate();
+  if ((await readFile(OUTPUT, 'utf8').catch(() => '')) !== text) await writeFile(OUTPUT, text);
+}
+
 const result = await build({
   metafile: true,
   entryPoints: ['source/cli.tsx'],

@@ -133,9 +133,9 @@ async function listForPrintMode(config: Config): Promise<number> {
 }
 
 async function helpText(): Promise<string> {
-  const {defaultRegistry} = await import('./tools/index.js');
+  const {createBuiltinRegistry} = await import('./tools/builtin.js');
   const width = Math.max(...FLAG_HELP.map(([flag]) => flag.length)) + 2;
-  const tools = defaultRegistry.tools.map(tool => {
+  const tools = createBuiltinRegistry().describe().map(tool => {
     const sentence = tool.description.split(/(?<=\.)\s/, 1)[0] ?? '';
     const summary = sentence.length > 72 ? `${sentence.slice(0, 71)}…` : sentence;
     return `  ${tool.name.padEnd(8)}${tool.kind.padEnd(7)}${summary}`;

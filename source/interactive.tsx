@@ -119,6 +119,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     </ThemeContext>,
     renderOptions,
   );
+  // Once the first frame is out: the snapshot index and the SDK load while the person types.
+  setImmediate(() => session.warmUp());
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
   // in raw mode with no cursor.
   // Once only: after the terminal is gone (SIGHUP) every write fails with EIO, and reporting that

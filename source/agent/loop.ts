@@ -5,7 +5,7 @@ import type {Guard} from './guard/guard.js';
 import {LIMITS} from '../core/limits.js';
 import {unansweredToolCalls, type Message} from '../core/messages.js';
 import type {AssistantTurn, ChatProvider, ContextRefusal, ToolDefinition} from '../core/chat.js';
-import type {Tool, ToolContext} from '../core/tool.js';
+import type {Tool, ToolContext, ToolKind} from '../core/tool.js';
 import {errorMessage} from '../core/result.js';
 import {createRepeatWatch, LOOP_STOPPED, loopMessage} from './repeats.js';
 import {answer, handleCall, INTERRUPTED, keyArgOf, type CallEnv} from './tool-call.js';
@@ -17,6 +17,13 @@ export type LoopTools = {
   get: (name: string) => Tool | undefined;
   /** Raw JSON string -> validated arguments, or a sentence telling the model what was wrong. */
   parseArgs: (tool: Tool, raw: string) => {ok: true; value: unknown} | {ok: false; error: string};
+  /** Every tool's name, kind and description (for /tools and --help), without loading any. */
+  describe: () => Array<{name: string; kind: ToolKind; description: string}>;
+  /**
+   * For a registry that loads its tools on demand: started once the server answers the first
+   * request (so it never delays that request), awaited before a call is looked up.
+   */
+  load?: () => Promise<void>;
 };
 
 export type RunAgentOptions = {
@@ -148,6 +155,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       messages: history,
       tools: tools.definitions({mode: options.mode()}),
       signal,
+      // A failed load is reported by the await before the calls run; here it only must not crash.
+      onResponse: () => void tools.load?.().catch(() => {}),
     })) {
       if (event.type === 'done') turn = event.turn;
       else yield event;
@@ -200,6 +209,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       return;
     }
 
+    await tools.load?.();
     yield append({
       type: 'assistant-tool-calls',
       ...(turn.text ? {content: turn.text} : {}),

@@ -1,6 +1,5 @@
 import {stat} from 'node:fs/promises';
 import type {ToolContext} from '../core/tool.js';
-import {readTool} from '../tools/read.js';
 import {resolvePath} from '../tools/fs/workspace.js';
 import {findMentions} from '../core/mentions.js';
 
@@ -39,6 +38,8 @@ export async function expandMentions(prompt: string, context: ToolContext, signa
     const target = await existingPath(context.root, mention.path);
     if (!target || seen.has(target.real)) continue;
     seen.add(target.real);
+    // The read tool (and zod under its schema) loads only for a prompt that mentions a file.
+    const {readTool} = await import('../tools/read.js');
     const result = await readTool.run({path: target.real}, context, signal);
     const content = context.redact ? context.redact(result.content) : result.content;
     attachments.push({path: target.display, kind: target.isDirectory ? 'directory' : 'file', content, isError: result.isError});

@@ -18,8 +18,10 @@ export function userCommandOf(prompt: string): string | null {
 
 export async function runUserCommand(
   command: string,
-  options: {tools: Pick<LoopTools, 'get'>; context: ToolContext; signal: AbortSignal},
+  options: {tools: Pick<LoopTools, 'get' | 'load'>; context: ToolContext; signal: AbortSignal},
 ): Promise<ToolResult> {
+  // The built-in tools load on demand (tools/builtin.ts): a ! command can be the first thing run.
+  await options.tools.load?.();
   const bash = options.tools.get('bash');
   if (!bash) return {content: 'There is no bash tool in this session, so ! commands cannot run.', isError: true, code: 'no-bash', detail: {summary: 'not run'}};
   return bash.run({command}, options.context, options.signal);
@@ -42,7 +44,7 @@ export function withUserCommandNotes(prompt: string, notes: readonly string[]): 
 export async function runUserCommandTurn(
   prompt: string,
   command: string,
-  options: {tools: Pick<LoopTools, 'get'>; context: ToolContext; signal: AbortSignal; emit: (event: AgentEvent | {type: 'notice'; text: string}) => void; id: string; now: () => number},
+  options: {tools: Pick<LoopTools, 'get' | 'load'>; context: ToolContext; signal: AbortSignal; emit: (event: AgentEvent | {type: 'notice'; text: string}) => void; id: string; now: () => number},
 ): Promise<{reason: TurnEndReason; note: string}> {
   const {emit, id, now} = options;
   emit({type: 'turn-start', prompt, at: now()});

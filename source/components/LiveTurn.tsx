@@ -16,6 +16,13 @@ export type Props = {
 
 const reasoningRows = 3;
 const outputRows = 3;
+/**
+ * The open block's rows are reserved this many at a time. Ink redraws every line below a line
+ * that moved, so a region that grew one row per line of answer rewrote the prompt, status and
+ * hints under it each time (about half the bytes nib sent while streaming); now they move once
+ * per ROW_STEP rows.
+ */
+export const ROW_STEP = 4;
 
 /**
  * What is still moving: dimmed reasoning, the open block of the answer, the tool calls in flight.
@@ -32,6 +39,7 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
     () => tailRendered(live.text, live.scan.fence?.line ?? null, textRows, width, (text, columns) => (render ? render(text, columns, hasColor) : text)),
     [live.text, live.scan.fence, textRows, width, hasColor, render],
   );
+  const reserved = textLines.length === 0 ? 0 : Math.min(textRows, Math.ceil(textLines.length / ROW_STEP) * ROW_STEP);
   const thoughtLines = live.reasoning ? wrapTail(live.reasoning.replace(/\s+$/, ''), width - 2, thinkingRows) : [];
   return (
     <Box flexDirection="column" width={width}>
@@ -45,6 +53,7 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
           {line}
         </Text>
       ))}
+      {reserved > textLines.length && <Box height={reserved - textLines.length} />}
       {live.tools.map(tool => (
         <ToolBadge key={tool.callId} tool={tool} now={now} width={width} outputLines={outputRows} />
       ))}

@@ -39,6 +39,8 @@ export type ChatRequest = {
   messages: readonly Message[];
   tools: readonly ToolDefinition[];
   signal: AbortSignal;
+  /** Called once the server starts answering: work that must not delay the request starts then. */
+  onResponse?: () => void;
 };
 
 /** What a provider reports while one request streams. Exactly one `done` ends it. */
@@ -53,4 +55,6 @@ export type ChatProvider = {
   readonly model: string;
   readonly baseURL: string;
   stream: (request: ChatRequest) => AsyncGenerator<ProviderEvent>;
+  /** Loads what the first request needs ahead of it, in the background (the interactive session). */
+  prepare?: () => Promise<void>;
 };

@@ -1,40 +1,11 @@
-import {z} from 'zod';
+import type {z} from 'zod';
+// Type-only: the schemas (and zod) load only where a session file is read back.
+import type {MessageSchema, ToolCallSchema} from './message-schema.js';
 
 /**
- * The conversation as nib keeps it. Tool-call `arguments` stay the raw string the model sent:
- * only the tool that runs them parses them, so a malformed call can be answered, not lost.
+ * The conversation as nib keeps it (see message-schema.ts for the shapes).
  */
-export const ToolCallSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  /** `text`: the model wrote this call as markup in its answer and nib read it from there. */
-  source: z.literal('text').optional(),
-});
 export type ToolCall = z.infer<typeof ToolCallSchema>;
-
-export const MessageSchema = z.discriminatedUnion('type', [
-  z.object({type: z.literal('system'), content: z.string()}),
-  z.object({type: z.literal('user'), content: z.string()}),
-  z.object({
-    type: z.literal('assistant-text'),
-    content: z.string(),
-    reasoning: z.string().optional(),
-  }),
-  z.object({
-    type: z.literal('assistant-tool-calls'),
-    /** Text the model said before calling tools (the wire allows both in one message). */
-    content: z.string().optional(),
-    reasoning: z.string().optional(),
-    toolCalls: z.array(ToolCallSchema).min(1),
-  }),
-  z.object({
-    type: z.literal('tool-result'),
-    toolCallId: z.string(),
-    content: z.string(),
-    isError: z.boolean().optional(),
-  }),
-]);
 export type Message = z.infer<typeof MessageSchema>;
 
 /** Chat Completions wire shape of one message (the subset nib sends and reads). */

@@ -7,7 +7,7 @@ import {grepTool} from './grep.js';
 import {listTool} from './list.js';
 import {readTool} from './read.js';
 import {writeTool} from './write.js';
-import type {ReadLedger, Tool} from '../core/tool.js';
+import type {Tool, ToolKind} from '../core/tool.js';
 import {LIMITS} from '../core/limits.js';
 import {errorMessage} from '../core/result.js';
 
@@ -24,6 +24,7 @@ export type ToolRegistry = {
   definitions: (options: {mode: ApprovalMode}) => ToolDefinition[];
   /** Raw JSON arguments -> validated arguments, or a sentence the model can fix its call from. */
   parseArgs: (tool: AnyTool, raw: string) => ParsedArgs;
+  describe: () => Array<{name: string; kind: ToolKind; description: string}>;
 };
 
 export const defaultTools: readonly AnyTool[] = [readTool, grepTool, listTool, writeTool, editTool, bashTool];
@@ -41,23 +42,7 @@ export function createToolRegistry(tools: readonly AnyTool[] = defaultTools): To
       return tools.filter(tool => mode !== 'plan' || tool.kind === 'read').map(tool => definitionOf!.get(tool.name)!);
     },
     parseArgs,
-  };
-}
-
-/**
- * `base` plus tools that come and go while the session runs (MCP servers connect, fail, restart):
- * `extra()` is asked on every request and lookup. Plan mode offers none of them unless they are
- * read tools.
- */
-export function withExtraTools(base: ToolRegistry, extra: () => readonly AnyTool[]): ToolRegistry {
-  const offered = (mode: ApprovalMode) => extra().filter(tool => mode !== 'plan' || tool.kind === 'read');
-  return {
-    get tools() {
-      return [...base.tools, ...extra()];
-    },
-    get: name => base.get(name) ?? extra().find(tool => tool.name === name),
-    definitions: ({mode}) => [...base.definitions({mode}), ...offered(mode).map(toDefinition)],
-    parseArgs: base.parseArgs,
+    describe: () => tools.map(({name, kind, description}) => ({name, kind, description})),
   };
 }
 
@@ -66,10 +51,6 @@ export function withExtraTools(base: ToolRegistry, extra: () => readonly AnyTool
  * holds no mutable state, so sharing it is safe.
  */
 export const defaultRegistry: ToolRegistry = createToolRegistry();
-
-export function createReadLedger(): ReadLedger {
-  return new Map();
-}
 
 function toDefinition(tool: AnyTool): ToolDefinition {
   if (tool.parameters) return {type: 'function', function: {name: tool.name, description: tool.description, parameters: tool.parameters}};
@@ -163,6 +144,8 @@ function exampleOf(tool: AnyTool): string {
   return JSON.stringify(example);
 }
 
+export {createBuiltinRegistry, createReadLedger, withExtraTools} from './builtin.js';
+export type {BuiltinRegistry} from './builtin.js';
 export {createReadTool, readTool} from './read.js';
 export type {ReadArgs, ReadToolOptions} from './read.js';
 export {createWriteTool, writeTool} from './write.js';

@@ -26,7 +26,8 @@ test('finished items print once above the live region; the open block stays live
     {type: 'text-delta', text: 'First paragraph.\n\nSecond, still stream'},
   ]);
   const {lastFrame, rerender, frames} = render(<Screen state={state} />);
-  expect(plain(lastFrame())).toBe('\n› explain\n\nFirst paragraph.\nSecond, still stream');
+  // The open block's one row comes with three reserved blank ones (LiveTurn's ROW_STEP).
+  expect(plain(lastFrame())).toBe('\n› explain\n\nFirst paragraph.\nSecond, still stream\n\n\n');
   state = fold([{type: 'text-delta', text: 'ing.'}], state);
   rerender(<Screen state={state} />);
   await waitFor(() => expect(plain(lastFrame())).toContain('Second, still streaming.'));
@@ -34,6 +35,21 @@ test('finished items print once above the live region; the open block stays live
   const staticWrites = frames.filter(frame => plain(frame).includes('First paragraph.'));
   expect(staticWrites.length).toBeGreaterThanOrEqual(1);
   expect(plain(frames.at(-1)).startsWith('\n› explain')).toBe(true);
+});
+
+test('the open block takes its rows four at a time, so what is under it moves once per four rows', () => {
+  const rowsOf = (text: string) => {
+    const state = fold([{type: 'turn-start', prompt: 'x', at: 1}, {type: 'text-delta', text}]);
+    const {lastFrame, unmount} = render(<LiveTurn live={state.live} now={state.now} width={40} maxRows={6} />);
+    const lines = plain(lastFrame()).split('\n');
+    unmount();
+    return {rows: lines.length, text: lines.filter(line => line.trim() !== '').length};
+  };
+  expect(rowsOf('one')).toEqual({rows: 4, text: 1});
+  expect(rowsOf('one\ntwo\nthree\nfour')).toEqual({rows: 4, text: 4});
+  expect(rowsOf('one\ntwo\nthree\nfour\nfive')).toEqual({rows: 6, text: 5});
+  // Never past the rows the region may use.
+  expect(rowsOf('1\n2\n3\n4\n5\n6\n7\n8\n9')).toEqual({rows: 6, text: 6});
 });
 
 test('every kind of finished item', () => {

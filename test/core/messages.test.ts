@@ -1,5 +1,6 @@
 import {describe, expect, test} from 'vitest';
-import {MessageSchema, toWire, unansweredToolCalls, type Message} from '../../source/core/messages.js';
+import {MessageSchema} from '../../source/core/message-schema.js';
+import {toWire, unansweredToolCalls, type Message} from '../../source/core/messages.js';
 
 const history: Message[] = [
   {type: 'system', content: 'be brief'},

@@ -1,17 +1,18 @@
 import {join, resolve} from 'node:path';
-import {z} from 'zod';
-import {APPROVAL_MODES, type ApprovalMode} from '../../core/approval-mode.js';
+import type {ApprovalMode} from '../../core/approval-mode.js';
 import {LIMITS} from '../../core/limits.js';
-import {McpServersSchema, type McpServerEntry} from '../mcp/config.js';
-import {PROVIDER_NAMES, providerPreset, type ProviderName} from '../../core/providers.js';
+import type {McpServerEntry} from '../mcp/config.js';
+import {providerPreset, type ProviderName} from '../../core/providers.js';
 import {nibDir} from './xdg.js';
-import {readJsonFile, schemaProblem} from './json-file.js';
+import {readJsonFile} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
-import {HooksSchema, PermissionsSchema, SandboxSchema, type Hooks, type Permissions} from '../guard/schema.js';
+import type {Hooks, Permissions} from '../guard/schema.js';
 import type {SandboxOptions} from '../guard/sandbox.js';
+import type {ConfigFile} from './config-file.js';
 
 export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat} from './flags.js';
+export type {ConfigFile} from './config-file.js';
 
 /** Everything nib runs with, resolved from flags > env > the user config file > defaults. */
 export type Config = {
@@ -60,48 +61,14 @@ export type Config = {
   trustProject: boolean;
 };
 
-/** The user config file, `$XDG_CONFIG_HOME/nib/config.json`. Unknown fields are errors: a typo should not be ignored. */
-export const ConfigFileSchema = z
-  .object({
-    model: z.string().min(1),
-    baseURL: z.url(),
-    /** A provider preset: its base URL and the variable its key is read from. */
-    provider: z.enum(PROVIDER_NAMES),
-    apiKey: z.string().min(1),
-    approvalMode: z.enum(APPROVAL_MODES),
-    maxRounds: z.int().positive(),
-    idleTimeoutMs: z.int().positive(),
-    sessionRetentionDays: z.int().min(0),
-    /** Default context window, and per-model ones: {"contextWindows": {"llama3.1:8b": 8192}}. */
-    contextWindow: z.int().positive(),
-    contextWindows: z.record(z.string(), z.int().positive()),
-    /** Fill fraction that triggers compaction, or false to turn it off. */
-    autoCompact: z.union([z.number().gt(0).lte(1), z.literal(false)]),
-    /** "auto" | "on" | "off", or {"mode", "network", "hide"}. */
-    sandbox: SandboxSchema,
-    permissions: PermissionsSchema,
-    hooks: HooksSchema,
-    /** MCP servers, in the shape of Claude Code's `.mcp.json`. */
-    mcpServers: McpServersSchema,
-    mcpStartupTimeoutMs: z.int().positive(),
-  })
-  .partial()
-  .strict();
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
-
 /** Reads and validates the user config file; a missing file is an empty config. */
 export async function readConfigFile(path: string): Promise<Result<ConfigFile>> {
   const json = await readJsonFile(path);
   if (!json.ok) return json;
   if (json.value === undefined) return {ok: true, value: {}};
-  const parsed = ConfigFileSchema.safeParse(json.value);
-  if (parsed.success) return {ok: true, value: parsed.data};
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const known = Object.keys(ConfigFileSchema.shape).join(', ');
-    return {ok: false, error: `${path}: unknown field "${issue.keys.join('", "')}" (known fields: ${known})`};
-  }
-  return {ok: false, error: schemaProblem(path, parsed.error)};
+  // Only a config file that exists needs zod, so nib without one never loads it.
+  const {validateConfigFile} = await import('./config-file.js');
+  return validateConfigFile(path, json.value);
 }
 
 /** flags > env > config file > defaults. Pure apart from reading the config file. */

@@ -1,4 +1,5 @@
 import {z} from 'zod';
+import {HOOK_EVENTS, type HookEvent} from './hook-events.js';
 import {ruleProblem} from './rules.js';
 import {SANDBOX_SETTINGS} from './sandbox.js';
 
@@ -13,8 +14,7 @@ const RuleList = z.array(z.string().superRefine((text, ctx) => {
 export const PermissionsSchema = z.object({allow: RuleList, ask: RuleList, deny: RuleList}).partial().strict();
 export type Permissions = z.infer<typeof PermissionsSchema>;
 
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SessionStart'] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+export {HOOK_EVENTS, type HookEvent};
 
 const HookCommand = z.object({
   type: z.literal('command'),

@@ -5,7 +5,8 @@ import {writeAtomic} from '../../tools/fs/workspace.js';
 import {readJsonFile, schemaProblem} from '../config/json-file.js';
 import {nibDir} from '../config/xdg.js';
 import type {Rule, RuleKind, RuleSource} from './rules.js';
-import {HOOK_EVENTS, ProjectSettingsSchema, type HookEntry, type HookEvent, type Hooks, type Permissions, type ProjectSettings} from './schema.js';
+import {HOOK_EVENTS, type HookEvent} from './hook-events.js';
+import type {HookEntry, Hooks, Permissions, ProjectSettings} from './schema.js';
 
 export type GuardSettings = {
   rules: Rule[];
@@ -61,6 +62,8 @@ export async function loadGuardSettings(input: {
 async function readProjectSettings(path: string): Promise<Result<ProjectSettings>> {
   const json = await readJsonFile(path);
   if (!json.ok || json.value === undefined) return json.ok ? {ok: true, value: {}} : json;
+  // Only a settings file that exists needs zod, so a project without one never loads it.
+  const {ProjectSettingsSchema} = await import('./schema.js');
   const parsed = ProjectSettingsSchema.safeParse(json.value);
   return parsed.success ? {ok: true, value: parsed.data} : {ok: false, error: schemaProblem(path, parsed.error)};
 }

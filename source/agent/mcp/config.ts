@@ -2,6 +2,7 @@ import {readFile} from 'node:fs/promises';
 import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import {errorMessage, type Result} from '../../core/result.js';
+import {PROJECT_FILE} from './project-file.js';
 
 /**
  * One entry of `mcpServers`, in the shape Claude Code, Cursor and Gemini CLI write, so a person's
@@ -44,7 +45,7 @@ export type McpServerConfig = {
 /** What the config files hold: servers, and problems worth a line (a bad file, a shadowed name). */
 export type McpConfigSet = {servers: McpServerConfig[]; problems: string[]};
 
-export const PROJECT_FILE = '.mcp.json';
+export {PROJECT_FILE};
 
 /**
  * Collects servers from the user config, the workspace's `.mcp.json` and `--mcp-config`. A name

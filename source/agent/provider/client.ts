@@ -8,8 +8,8 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import OpenAI from 'openai';
 import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
+import {lazySdk, type Sdk} from './sdk.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -48,7 +48,7 @@ const BACKOFF_CAP_MS = 8_000;
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
 type Context = {
-  client: OpenAI;
+  sdk: () => Promise<Sdk>;
   options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
     Pick<ProviderOptions, 'apiKey' | 'keyEnv'>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -62,18 +62,11 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
   const context: Context = {
-    client: new OpenAI({
+    sdk: lazySdk({
       baseURL,
       apiKey: options.apiKey,
-      // Ours are the only retries: the SDK's would double them and hide them from the person.
-      maxRetries: 0,
-      // The idle timer below covers the wait for headers too; this is only a backstop.
-      timeout: idleTimeoutMs + 60_000,
-      // Looked up per call, not here: reading globalThis.fetch loads Node's bundled undici (~35 ms),
-      // which the interactive session does not need before its first prompt.
+      timeoutMs: idleTimeoutMs + 60_000,
       fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
-      // stdout belongs to the answer in print mode; the SDK must never write to the console.
-      logLevel: 'off',
     }),
     options: {
       baseURL,
@@ -92,6 +85,9 @@ export function createProvider(options: ProviderOptions): ChatProvider {
     model: options.model,
     baseURL,
     stream: request => streamTurn(context, request),
+    prepare: async () => {
+      await context.sdk();
+    },
   };
 }
 
@@ -199,17 +195,19 @@ async function* attemptOnce(
     ...(request.tools.length > 0 ? {tools: [...request.tools]} : {}),
   };
 
+  const {client, errors} = await context.sdk();
   let response: Response;
   arm();
   try {
-    response = await context.client.chat.completions.create(body, {signal}).asResponse();
+    response = await client.chat.completions.create(body, {signal}).asResponse();
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
     if (timedOut) return attempt(idleFailure());
-    return attempt(describeRequestError(context.options, error));
+    return attempt(describeRequestError(context.options, error, errors));
   } finally {
     disarm();
   }
+  request.onResponse?.();
 
   const reader = response.body?.getReader();
   if (!reader) return attempt({message: `${baseURL} answered with an empty body`, retryable: true});

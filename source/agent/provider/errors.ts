@@ -2,7 +2,10 @@
  * HTTP and connection failures as one sentence a person can act on, and error bodies of every
  * shape servers send reshaped into the one the SDK reads.
  */
-import {APIConnectionError, APIError, APIUserAbortError} from 'openai';
+import type {APIError} from 'openai';
+
+/** The SDK's error classes, passed in: the SDK loads on the first request (see client.ts). */
+export type SdkErrors = Pick<typeof import('openai'), 'APIConnectionError' | 'APIError' | 'APIUserAbortError'>;
 import {redact} from '../config/redact.js';
 import type {ContextRefusal} from '../../core/chat.js';
 import {readContextRefusal} from './refusal.js';
@@ -27,8 +30,9 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-export function describeRequestError(target: {baseURL: string; model: string; keyEnv?: string}, error: unknown): Failure {
+export function describeRequestError(target: {baseURL: string; model: string; keyEnv?: string}, error: unknown, sdk: SdkErrors): Failure {
   const {baseURL, model} = target;
+  const {APIConnectionError, APIError, APIUserAbortError} = sdk;
   if (error instanceof APIUserAbortError) return abortedFailure();
   if (error instanceof APIConnectionError) {
     return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};

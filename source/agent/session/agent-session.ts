@@ -26,6 +26,8 @@ export type {RewindScope} from './rewind.js';
 
 /** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
 const YIELD_EVERY_MS = 50;
+/** How long after the first frame the SDK and the tools load, if no prompt needed them first. */
+const WARM_UP_DELAY_MS = 1500;
 
 /**
  * One running conversation: the history, the approval mode and grants, the provider and model,
@@ -81,6 +83,16 @@ export class AgentSession extends SessionCore {
     this.startNotices.push(...((await this.guard?.sessionStart(source))?.warnings ?? []));
   }
 
+  /** Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI starts it once its first frame is drawn. */
+  warmUp(): void {
+    if (this.currentMode !== 'plan') this.store.warmUp();
+    // Loading them holds the event loop ~50-100 ms: not while the first keys arrive.
+    setTimeout(() => {
+      void this.provider.prepare?.().catch(() => {});
+      void this.tools.load?.().catch(() => {});
+    }, WARM_UP_DELAY_MS).unref();
+  }
+
   get mode(): ApprovalMode {
     return this.currentMode;
   }
@@ -97,7 +109,7 @@ export class AgentSession extends SessionCore {
 
   /** Every tool the model can be offered, for /tools and --help. */
   describeTools(): Array<{name: string; kind: string; description: string}> {
-    return this.tools.definitions({mode: 'ask'}).map(({function: fn}) => ({name: fn.name, kind: this.tools.get(fn.name)?.kind ?? '', description: fn.description}));
+    return this.tools.describe();
   }
 
   /** What happened before anyone subscribed: a resumed transcript and the start notices. */

@@ -2,10 +2,9 @@ import {createHash, randomBytes} from 'node:crypto';
 import {mkdir, open, readdir, readFile, rm, stat, type FileHandle} from 'node:fs/promises';
 import {nibDir} from '../config/xdg.js';
 import {basename, join} from 'node:path';
-import {z} from 'zod';
 import type {AgentEvent} from '../../core/events.js';
 import type {LoadedSession} from './saved.js';
-import {MessageSchema, unansweredToolCalls, type Message} from '../../core/messages.js';
+import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Redactor} from '../config/redact.js';
 import type {Failure, Result} from '../../core/result.js';
 
@@ -72,36 +71,6 @@ export type SessionRecord =
   | {type: 'compaction'; at: number; history: Message[]; summary: string}
   /** /rewind went back to just before `turn`: the conversation is `history`, later snapshots are void. */
   | {type: 'rewind'; at: number; turn: number; history: Message[]};
-
-export const HeaderSchema = z.object({
-  type: z.literal('header'),
-  version: z.number(),
-  id: z.string(),
-  created: z.string(),
-  cwd: z.string(),
-  model: z.string(),
-});
-
-export const RecordSchema = z.discriminatedUnion('type', [
-  z.object({type: z.literal('message'), at: z.number(), message: MessageSchema}),
-  // Events are the loop's own output; their shape is checked where they are consumed.
-  z.object({type: z.literal('event'), at: z.number(), event: z.looseObject({type: z.string()})}),
-  z.object({
-    type: z.literal('snapshot'),
-    at: z.number(),
-    turn: z.number(),
-    phase: z.enum(['before', 'after']),
-    id: z.string(),
-  }),
-  z.object({type: z.literal('undo'), at: z.number(), turn: z.number()}),
-  z.object({
-    type: z.literal('compaction'),
-    at: z.number(),
-    history: z.array(MessageSchema),
-    summary: z.string(),
-  }),
-  z.object({type: z.literal('rewind'), at: z.number(), turn: z.number(), history: z.array(MessageSchema)}),
-]);
 
 export type SessionErrorCode = 'not-found' | 'not-a-session' | 'unreadable';
 export type SessionError = Failure<SessionErrorCode>;

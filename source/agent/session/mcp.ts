@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import type {Config} from '../config/config.js';
 import {nibDir} from '../config/xdg.js';
 import type {McpControl} from '../mcp/control.js';
-import {PROJECT_FILE} from '../mcp/config.js';
+import {PROJECT_FILE} from '../mcp/project-file.js';
 
 declare const NIB_VERSION: string;
 

@@ -4,7 +4,7 @@ import {readinessProblem, type Config} from '../config/config.js';
 import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
-import {createReadLedger, defaultRegistry, withExtraTools} from '../../tools/index.js';
+import {createBuiltinRegistry, createReadLedger, withExtraTools} from '../../tools/builtin.js';
 import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
 import {openMcp} from './mcp.js';
@@ -48,14 +48,13 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     return opened;
   }
   const {guard} = opened.value;
-  // The snapshot index builds in the background while the person types the first prompt.
-  if (options.canAsk && config.approvalMode !== 'plan') store.warmUp();
+  const tools = createBuiltinRegistry();
   const system = buildSystemPrompt({
     cwd: root.value,
     platform: process.platform,
     date: options.now?.() ?? new Date(),
     // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
-    tools: defaultRegistry.definitions({mode: 'ask'}).map(d => d.function.name),
+    tools: tools.definitions({mode: 'ask'}).map(d => d.function.name),
     ...(store.instructions.text ? {instructions: store.instructions.text} : {}),
   });
   // Configured servers are read now and started by the caller: print mode waits for them, the TUI
@@ -64,7 +63,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   const session = new AgentSession({
     store,
     history: [{type: 'system', content: system}, ...store.history],
-    tools: mcp ? withExtraTools(defaultRegistry, () => mcp.hub.tools()) : defaultRegistry,
+    tools: mcp ? withExtraTools(tools, () => mcp.hub.tools()) : tools,
     ...(mcp ? {mcp} : {}),
     context: {
       root: root.value,
@@ -90,7 +89,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     chooseModel,
   });
   // In the background: the first frame never waits for it, print mode's first request only briefly.
-  store.window.setTools(defaultRegistry.definitions({mode: config.approvalMode}));
+  store.window.setTools(tools.definitions({mode: config.approvalMode}));
   void store.window.probe(probeTarget(config, session.model), session.history);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');

@@ -2,7 +2,7 @@ import {readdir, readFile, rm, stat} from 'node:fs/promises';
 import {basename, join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
-import {HeaderSchema, RecordSchema, sessionsRoot, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
+import {sessionsRoot, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
 
 /**
  * Sessions already on disk: loading one back (repairing what a crash left), and finding, listing,
@@ -37,10 +37,11 @@ export async function loadSession(path: string): Promise<Result<LoadedSession, S
     if (code === 'ENOENT') return {ok: false, error: {code: 'not-found', message: `No session file at ${path}.`}};
     return {ok: false, error: {code: 'unreadable', message: `Cannot read session ${path}: ${(error as Error).message}`}};
   }
-  return parseSession(path, text);
+  // The schemas (and zod) load only here: a new session never reads a log back.
+  return parseSession(path, text, await import('./log-schema.js'));
 }
 
-function parseSession(path: string, text: string): Result<LoadedSession, SessionError> {
+function parseSession(path: string, text: string, {HeaderSchema, RecordSchema}: typeof import('./log-schema.js')): Result<LoadedSession, SessionError> {
   const lines = text.split('\n');
   const endsWhole = text.endsWith('\n');
   if (endsWhole) lines.pop();

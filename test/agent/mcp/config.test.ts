@@ -2,7 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {ConfigFileSchema} from '../../../source/agent/config/config.js';
+import {ConfigFileSchema} from '../../../source/agent/config/config-file.js';
 import {parseFlags} from '../../../source/agent/config/flags.js';
 import {approvedServers, approveServers, loadMcpConfig, resolveTransport, type McpServerConfig} from '../../../source/agent/mcp/index.js';
 

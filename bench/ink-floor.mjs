@@ -1,0 +1,49 @@
+// Not a bench of its own: the floor for tui.mjs part 3. A bare Ink app with nib's layout (finished
+// paragraphs in <Static>, the open paragraph live, three lines of prompt, status and hints under
+// it) streams the answer in argv[2] as nib does: 8 characters every 20 ms, drawn at most every
+// 80 ms, incremental rendering. It starts on the first key and exits after the last paragraph.
+import {readFileSync} from 'node:fs';
+import {Box, render, Static, Text, useApp, useInput} from 'ink';
+import {createElement as h, useEffect, useState} from 'react';
+
+const answer = readFileSync(process.argv[2], 'utf8');
+const FRAME_MS = 80;
+
+function Floor() {
+  const {exit} = useApp();
+  const [started, setStarted] = useState(false);
+  const [shown, setShown] = useState(0);
+  useInput(() => setStarted(true));
+  useEffect(() => {
+    if (!started) return;
+    let sent = 0;
+    const tick = setInterval(() => (sent = Math.min(answer.length, sent + 8)), 20);
+    const frame = setInterval(() => {
+      setShown(sent);
+      if (sent >= answer.length) {
+        clearInterval(tick);
+        clearInterval(frame);
+        setTimeout(exit, 200);
+      }
+    }, FRAME_MS);
+    return () => {
+      clearInterval(tick);
+      clearInterval(frame);
+    };
+  }, [started, exit]);
+  const text = answer.slice(0, shown);
+  const cut = text.lastIndexOf('\n\n');
+  const finished = cut < 0 ? [] : text.slice(0, cut).split('\n\n');
+  const open = cut < 0 ? text : text.slice(cut + 2);
+  return h(
+    Box,
+    {flexDirection: 'column'},
+    h(Static, {items: finished}, (paragraph, index) => h(Box, {key: index, marginBottom: 1}, h(Text, null, paragraph))),
+    open ? h(Text, null, open.replace(/\n$/, '')) : null,
+    h(Text, {color: 'cyan'}, started ? '› working… type to queue a message' : '› ask nib to do something'),
+    h(Text, {dimColor: true}, 'bench-model · ask · ↑0 ↓0 (0% ctx) · ~/project'),
+    h(Text, {dimColor: true}, 'esc interrupt · type to queue · shift+tab mode'),
+  );
+}
+
+render(h(Floor), {exitOnCtrlC: true, maxFps: 30, incrementalRendering: true, patchConsole: false});
