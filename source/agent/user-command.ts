@@ -1,5 +1,6 @@
 import type {AgentEvent, TurnEndReason} from '../core/events.js';
 import type {ToolContext, ToolResult} from '../core/tool.js';
+import type {Guard} from './guard/guard.js';
 import type {LoopTools} from './loop.js';
 
 /**
@@ -44,13 +45,15 @@ export function withUserCommandNotes(prompt: string, notes: readonly string[]): 
 export async function runUserCommandTurn(
   prompt: string,
   command: string,
-  options: {tools: Pick<LoopTools, 'get' | 'load'>; context: ToolContext; signal: AbortSignal; emit: (event: AgentEvent | {type: 'notice'; text: string}) => void; id: string; now: () => number},
+  options: {tools: Pick<LoopTools, 'get' | 'load'>; context: ToolContext; guard?: Guard | undefined; signal: AbortSignal; emit: (event: AgentEvent | {type: 'notice'; text: string}) => void; id: string; now: () => number},
 ): Promise<{reason: TurnEndReason; note: string}> {
   const {emit, id, now} = options;
+  // The sandbox covers the person's own commands as it covers the model's.
+  const wrap = await options.guard?.confinement();
   emit({type: 'turn-start', prompt, at: now()});
   emit({type: 'tool-call', id, name: 'bash', arguments: JSON.stringify({command}), keyArg: command});
   emit({type: 'tool-start', id, name: 'bash', at: now()});
-  const context: ToolContext = {...options.context, onOutput: chunk => emit({type: 'tool-output', id, chunk})};
+  const context: ToolContext = {...options.context, ...(wrap ? {wrap} : {}), onOutput: chunk => emit({type: 'tool-output', id, chunk})};
   const result = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
   emit({type: 'tool-result', id, name: 'bash', isError: result.isError, content: result.content, ...(result.detail ? {detail: result.detail} : {}), at: now()});
   emit({type: 'notice', text: `$ ${command}\n${result.content}`});

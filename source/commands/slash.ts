@@ -51,7 +51,7 @@ export const slashCommands: readonly SlashCommand[] = [
     run: (_arg, context) =>
       note(
         context,
-        context.session.describeTools().map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
+        context.session.tools.describe().map(tool => `${tool.name.padEnd(7)} ${tool.kind.padEnd(6)} ${tool.description.split(/(?<=\.)\s/, 1)[0]}`).join('\n'),
       ),
   },
   {

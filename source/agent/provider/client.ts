@@ -8,7 +8,7 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, retryAfter, type Failure} from './errors.js';
+import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, type Failure} from './errors.js';
 import {lazySdk, type Sdk} from './sdk.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';

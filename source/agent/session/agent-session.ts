@@ -26,8 +26,6 @@ export type {RewindScope} from './rewind.js';
 
 /** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
 const YIELD_EVERY_MS = 50;
-/** How long after the first frame the SDK and the tools load, if no prompt needed them first. */
-const WARM_UP_DELAY_MS = 1500;
 
 /**
  * One running conversation: the history, the approval mode and grants, the provider and model,
@@ -83,14 +81,14 @@ export class AgentSession extends SessionCore {
     this.startNotices.push(...((await this.guard?.sessionStart(source))?.warnings ?? []));
   }
 
-  /** Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI starts it once its first frame is drawn. */
+  /**
+   * Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI
+   * starts it after its first frame, and loads the modules 1.5 s later: loading holds the event
+   * loop ~50-100 ms, which must not land on the first keys typed.
+   */
   warmUp(): void {
     if (this.currentMode !== 'plan') this.store.warmUp();
-    // Loading them holds the event loop ~50-100 ms: not while the first keys arrive.
-    setTimeout(() => {
-      void this.provider.prepare?.().catch(() => {});
-      void this.tools.load?.().catch(() => {});
-    }, WARM_UP_DELAY_MS).unref();
+    setTimeout(() => void Promise.all([this.provider.prepare?.(), this.tools.load?.()]).catch(() => {}), 1500).unref();
   }
 
   get mode(): ApprovalMode {
@@ -107,20 +105,11 @@ export class AgentSession extends SessionCore {
     return this.store.log.path;
   }
 
-  /** Every tool the model can be offered, for /tools and --help. */
-  describeTools(): Array<{name: string; kind: string; description: string}> {
-    return this.tools.describe();
-  }
-
   /** What happened before anyone subscribed: a resumed transcript and the start notices. */
   startEvents(): SessionEvent[] {
-    const loaded = this.store.loaded;
-    return [
-      ...(loaded ? replayEvents(loaded) : []),
-      ...[...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])].map(text => ({type: 'notice', text}) as const),
-      ...(loaded ? [resumedNotice(loaded)] : []),
-      this.contextEvent(),
-    ];
+    const {loaded} = this.store;
+    const notices = [...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])];
+    return [...(loaded ? replayEvents(loaded) : []), ...notices.map(text => ({type: 'notice', text}) as const), ...(loaded ? [resumedNotice(loaded)] : []), this.contextEvent()];
   }
 
   /**
@@ -240,18 +229,18 @@ export class AgentSession extends SessionCore {
     return this.exclusive(() => switchTo(this.conversation(), id));
   }
 
+  /** This workspace's saved sessions, newest first; deleteSession never deletes the one in use. */
   sessions(): Promise<SessionSummary[]> {
     return listSessions(this.store.dir);
   }
-
   deleteSession(id: string): Promise<Result<string>> {
     return deleteOther(this.store.dir, id, this.store.log.path);
   }
 
+  /** What /undo would restore, and the files the person changed since, to ask about first. */
   planUndo(turn?: number) {
     return this.store.planUndo(turn);
   }
-
   /** Restores the files to before turn `turn` (the last one by default) and tells the model so. */
   undo(turn?: number) {
     return this.exclusive(() => undoTurn(this.conversation(), turn));
@@ -279,11 +268,8 @@ export class AgentSession extends SessionCore {
 
   /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
   private async runCommand(text: string, command: string, signal: AbortSignal): Promise<TurnEndReason> {
-    // The sandbox covers the person's own commands as it covers the model's.
-    const wrap = await this.guard?.confinement();
-    const context = wrap ? {...this.context, wrap} : this.context;
     const emit = (event: SessionEvent) => this.emit(event);
-    const ran = await runUserCommandTurn(text, command, {tools: this.tools, context, signal, emit, id: `command-${++this.commandCount}`, now: this.now});
+    const ran = await runUserCommandTurn(text, command, {tools: this.tools, context: this.context, guard: this.guard, signal, emit, id: `command-${++this.commandCount}`, now: this.now});
     this.extras.addNote(ran.note);
     return ran.reason;
   }

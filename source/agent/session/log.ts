@@ -1,12 +1,12 @@
 import {createHash, randomBytes} from 'node:crypto';
-import {mkdir, open, readdir, readFile, rm, stat, type FileHandle} from 'node:fs/promises';
+import {mkdir, open, type FileHandle} from 'node:fs/promises';
 import {nibDir} from '../config/xdg.js';
 import {basename, join} from 'node:path';
 import type {AgentEvent} from '../../core/events.js';
 import type {LoadedSession} from './saved.js';
-import {unansweredToolCalls, type Message} from '../../core/messages.js';
+import type {Message} from '../../core/messages.js';
 import type {Redactor} from '../config/redact.js';
-import type {Failure, Result} from '../../core/result.js';
+import type {Failure} from '../../core/result.js';
 
 /**
  * Append-only JSONL session logs, one file per session, grouped by workspace:

@@ -1,5 +1,5 @@
 import {readdir, readFile, rm, stat} from 'node:fs/promises';
-import {basename, join} from 'node:path';
+import {join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import {sessionsRoot, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
