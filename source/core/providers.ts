@@ -42,3 +42,9 @@ export function providerPreset(name: ProviderName): ProviderPreset {
 export const PROVIDER_KEY_ENVS: readonly string[] = [
   ...new Set(Object.values(PROVIDER_PRESETS as Record<string, ProviderPreset>).flatMap(preset => (preset.keyEnv ? [preset.keyEnv] : []))),
 ];
+
+/**
+ * Variables no process nib starts (commands, hooks) may see: nib's own key variable and every
+ * preset's. Whatever variable the configured key came from is added per session.
+ */
+export const SECRET_ENV_NAMES: readonly string[] = [...new Set(['NIB_API_KEY', ...PROVIDER_KEY_ENVS])];

@@ -1,6 +1,6 @@
 import {z} from 'zod';
 import {LIMITS} from '../core/limits.js';
-import {PROVIDER_KEY_ENVS} from '../core/providers.js';
+import {SECRET_ENV_NAMES} from '../core/providers.js';
 import {formatBytes} from './fs/text.js';
 import {createOutputForwarder, OutputKeeper} from './output.js';
 import {
@@ -43,7 +43,7 @@ export type BashToolOptions = {
   spillDir?: string;
 };
 
-const DEFAULT_HIDDEN_ENV = [...new Set(['OPENAI_API_KEY', 'NIB_API_KEY', ...PROVIDER_KEY_ENVS])];
+const DEFAULT_HIDDEN_ENV = SECRET_ENV_NAMES;
 
 /** Non-interactive by construction: nothing a command starts should wait for a person. */
 const ADDED_ENV = {

@@ -2,6 +2,7 @@ import {existsSync} from 'node:fs';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
+import {TEST_API_KEY} from '../support/nib-process.js';
 import {sse, type StreamResponse} from '../support/sse.js';
 import {guardRuns} from './guard-runs.js';
 
@@ -92,5 +93,39 @@ describe('hooks', () => {
     expect(existsSync(marker)).toBe(false);
     await nib([], ['--trust-project']);
     expect(existsSync(marker)).toBe(true);
+  });
+
+  // The setsid children hold the hooks' stderr for 30 s: only the test's own limit decides, well below that.
+  test('a hook that leaves a setsid child holding its stderr does not hang nib', {timeout: 15_000}, async () => {
+    await hooks({
+      PreToolUse: [{hooks: [command('setsid sleep 30 & exit 0', 3), command('setsid sleep 30 & exit 0')]}],
+      Stop: [{hooks: [command('setsid sleep 30 & exit 0')]}],
+    });
+    const result = await nib([sse.toolCall('bash', {command: 'echo after-hooks'})]);
+    expect(result.code).toBe(0);
+    expect(toolResults()[0]).toMatch(/^after-hooks/);
+  });
+
+  test('hooks do not get the provider key, and what they print is redacted everywhere nib shows it', async () => {
+    await hooks({UserPromptSubmit: [{hooks: [command('echo leak=$OPENAI_API_KEY >&2; exit 1'), command(`echo "literal=${TEST_API_KEY}" >&2; exit 1`)]}]});
+    const warned = await nib([]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/UserPromptSubmit hook .* exited 1: leak=\n/);
+    expect(warned.stderr).toMatch(/exited 1: literal=\[redacted/);
+    expect(warned.stdout + warned.stderr).not.toContain(TEST_API_KEY);
+
+    await hooks({
+      PreToolUse: [
+        {matcher: 'bash', hooks: [command('echo "leak=$OPENAI_API_KEY" >&2; exit 2')]},
+        {matcher: 'write', hooks: [command(`echo "literal=${TEST_API_KEY}" >&2; exit 2`)]},
+      ],
+    });
+    const blocked = await nib([sse.toolCall('bash', {command: 'true'}), sse.toolCall('write', {path: 'w.txt', content: 'w'})]);
+    expect(blocked.stdout + blocked.stderr).not.toContain(TEST_API_KEY);
+    const [bash, write] = toolResults();
+    expect(bash).toBe('A PreToolUse hook blocked this bash call: leak=');
+    expect(write).toMatch(/^A PreToolUse hook blocked this write call: literal=\[redacted/);
+    // The request headers carry the key by design; what the model reads must not.
+    expect(JSON.stringify(run.server.requests.map(request => request.body))).not.toContain(TEST_API_KEY);
   });
 });

@@ -20,6 +20,8 @@ export class Guard {
   private readonly root: string;
   private readonly env: NodeJS.ProcessEnv;
   private readonly hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>;
+  private readonly hiddenEnv: readonly string[];
+  private readonly redact: (text: string) => string;
 
   constructor(init: {
     root: string;
@@ -28,6 +30,10 @@ export class Guard {
     env: NodeJS.ProcessEnv;
     /** The session id and log path hooks receive (they change on /clear and resume). */
     hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>;
+    /** Variables hooks do not get: the provider key under every name nib knows. */
+    hiddenEnv?: readonly string[];
+    /** Hook stderr is the person's script talking; it may echo a secret all the same. */
+    redact?: (text: string) => string;
   }) {
     this.root = init.root;
     this.rules = [...init.settings.rules];
@@ -35,6 +41,8 @@ export class Guard {
     this.sandbox = init.sandbox;
     this.env = init.env;
     this.hookBase = init.hookBase;
+    this.hiddenEnv = init.hiddenEnv ?? [];
+    this.redact = init.redact ?? (text => text);
   }
 
   /** The rules in force, strongest kind first, each with where it was written. */
@@ -99,9 +107,14 @@ export class Guard {
     return {ok: true, value: `removed ${rule.kind} rule ${rule.text} (${rule.source})`};
   }
 
-  runHooks(input: Omit<HookInput, 'session_id' | 'transcript_path' | 'cwd'>): Promise<HookOutcome> {
-    if (!this.hooks.some(hook => hook.event === input.hook_event_name)) return Promise.resolve({blocked: null, warnings: []});
-    return runHooks(this.hooks, {...this.hookBase(), cwd: this.root, ...input}, {env: this.env});
+  /** Every text a hook produced leaves here redacted: it is shown to the person or sent to the model. */
+  async runHooks(input: Omit<HookInput, 'session_id' | 'transcript_path' | 'cwd'>): Promise<HookOutcome> {
+    if (!this.hooks.some(hook => hook.event === input.hook_event_name)) return {blocked: null, warnings: []};
+    const outcome = await runHooks(this.hooks, {...this.hookBase(), cwd: this.root, ...input}, {env: this.env, hiddenEnv: this.hiddenEnv});
+    return {
+      blocked: outcome.blocked === null ? null : this.redact(outcome.blocked),
+      warnings: outcome.warnings.map(this.redact),
+    };
   }
 
   preToolUse(tool: string, args: unknown): Promise<HookOutcome> {

@@ -5,6 +5,12 @@ import type {HookEvent} from './schema.js';
 /** Claude Code's default: a hook that has not finished in a minute is killed. */
 const DEFAULT_TIMEOUT_S = 60;
 
+/**
+ * How long stderr is still read after the hook exits: a child it left behind (`setsid x &`) can
+ * hold the pipe open for as long as it lives, and nib must not wait for that.
+ */
+const DRAIN_MS = 200;
+
 export type HookInput = {
   session_id: string;
   transcript_path: string;
@@ -28,21 +34,23 @@ export type HookOutcome = {
 /**
  * Runs the hooks configured for an event (those whose matcher matches the tool name, when there
  * is one), one after another, with the event as JSON on stdin. Hooks are the person's own
- * scripts and run unsandboxed, in the workspace, with the environment nib has, plus
- * CLAUDE_PROJECT_DIR so scripts written for Claude Code find the project.
+ * scripts and run unsandboxed, in the workspace, with the environment nib has minus `hiddenEnv`
+ * (the provider key), plus CLAUDE_PROJECT_DIR so scripts written for Claude Code find the project.
  */
 export async function runHooks(
   hooks: GuardSettings['hooks'],
   input: HookInput,
-  options: {env?: NodeJS.ProcessEnv} = {},
+  options: {env?: NodeJS.ProcessEnv; hiddenEnv?: readonly string[]} = {},
 ): Promise<HookOutcome> {
   const outcome: HookOutcome = {blocked: null, warnings: []};
+  const env: NodeJS.ProcessEnv = {...(options.env ?? process.env), CLAUDE_PROJECT_DIR: input.cwd, NIB_PROJECT_DIR: input.cwd};
+  for (const name of options.hiddenEnv ?? []) delete env[name];
   for (const {event, entry} of hooks) {
     if (event !== input.hook_event_name) continue;
     if (!matches(entry.matcher, input.tool_name)) continue;
     for (const hook of entry.hooks) {
       const timeoutMs = (hook.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
-      const run = await runOne(hook.command, input, timeoutMs, options.env ?? process.env);
+      const run = await runOne(hook.command, input, timeoutMs, env);
       const name = `${input.hook_event_name} hook \`${hook.command}\``;
       if (run.timedOut) outcome.warnings.push(`${name} was killed after ${hook.timeout ?? DEFAULT_TIMEOUT_S} s`);
       else if (run.spawnError) outcome.warnings.push(`${name} could not start: ${run.spawnError}`);
@@ -70,13 +78,27 @@ function runOne(command: string, input: HookInput, timeoutMs: number, env: NodeJ
   return new Promise(resolve => {
     const child = spawn('bash', ['-c', command], {
       cwd: input.cwd,
-      env: {...env, CLAUDE_PROJECT_DIR: input.cwd, NIB_PROJECT_DIR: input.cwd},
+      env,
       stdio: ['pipe', 'ignore', 'pipe'],
       // Its own process group, so a timeout kills what the hook started too.
       detached: true,
     });
     let stderr = '';
     let timedOut = false;
+    let drain: NodeJS.Timeout | undefined;
+    let exited: {code: number | null; signal: string | null} | null = null;
+    let stderrClosed = false;
+    let settled = false;
+    const finish = (run: HookRun) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drain);
+      // Whatever still holds the pipes (a child that outlived the hook) no longer keeps nib waiting.
+      child.stdin.destroy();
+      child.stderr.destroy();
+      resolve(run);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       try {
@@ -89,13 +111,17 @@ function runOne(command: string, input: HookInput, timeoutMs: number, env: NodeJ
     // A hook that ignores its stdin closes the pipe early; that is not an error.
     child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(input));
-    child.once('error', error => {
-      clearTimeout(timer);
-      resolve({code: null, signal: null, stderr, timedOut: false, spawnError: error.message});
+    child.once('error', error => finish({code: null, signal: null, stderr, timedOut: false, spawnError: error.message}));
+    child.once('exit', (code, signal) => {
+      exited = {code, signal};
+      const done = () => finish({code, signal, stderr, timedOut, spawnError: null});
+      if (stderrClosed) done();
+      else drain = setTimeout(done, DRAIN_MS);
     });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({code, signal, stderr, timedOut, spawnError: null});
+    // The usual end: the hook and everything it started are done with stderr.
+    child.stderr.once('close', () => {
+      stderrClosed = true;
+      if (exited) finish({...exited, stderr, timedOut, spawnError: null});
     });
   });
 }

@@ -1,4 +1,6 @@
 import type {Config} from '../config/config.js';
+import {createRedactor} from '../config/redact.js';
+import {SECRET_ENV_NAMES} from '../../core/providers.js';
 import type {Result} from '../../core/result.js';
 import {Guard} from './guard.js';
 import type {HookInput} from './hooks.js';
@@ -16,9 +18,9 @@ export type OpenedGuard = {
   awaitingTrust: boolean;
 };
 
-/** Env vars a command never sees: the provider key under any name nib knows it by. */
+/** Env vars a command or hook never sees: the provider key under any name nib knows it by. */
 export function secretEnvNames(env: NodeJS.ProcessEnv, apiKey: string | undefined): string[] {
-  const names = ['OPENAI_API_KEY', 'NIB_API_KEY'];
+  const names = [...SECRET_ENV_NAMES];
   if (apiKey) for (const [name, value] of Object.entries(env)) if (value === apiKey) names.push(name);
   return [...new Set(names)];
 }
@@ -45,7 +47,15 @@ export async function openGuard(
   if (awaitingTrust) {
     notices.push("This project's .nib/settings.json has allow rules or hooks; they do not count until you trust the workspace (--trust-project, or answer the question in the TUI). Its deny rules apply.");
   }
-  const guard = new Guard({root, settings: settings.value, sandbox: sandbox.sandbox, env, hookBase});
+  const guard = new Guard({
+    root,
+    settings: settings.value,
+    sandbox: sandbox.sandbox,
+    env,
+    hookBase,
+    hiddenEnv: secretEnvNames(env, config.apiKey),
+    redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
+  });
   return {ok: true, value: {guard, notices, awaitingTrust}};
 }
 

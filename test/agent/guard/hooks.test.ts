@@ -39,4 +39,22 @@ describe('runHooks', () => {
     const outcome = await runHooks([hook('exit 2')], {...base(), hook_event_name: 'Stop'});
     expect(outcome).toEqual({blocked: null, warnings: []});
   });
+
+  // A child that outlives the hook keeps stderr open for 30 s; only the test's own 15 s limit
+  // decides, so a slow machine does not fail it.
+  test('a setsid child holding stderr does not keep the hook running: resolved at exit, with its stderr', {timeout: 15_000}, async () => {
+    const outcome = await runHooks(
+      [hook('echo before-exit >&2; setsid sleep 30 & exit 1', undefined, 3), hook('setsid sleep 30 & exit 0')],
+      {...base(), hook_event_name: 'PreToolUse', tool_name: 'bash'},
+    );
+    expect(outcome).toEqual({blocked: null, warnings: ['PreToolUse hook `echo before-exit >&2; setsid sleep 30 & exit 1` exited 1: before-exit']});
+  });
+
+  test('hiddenEnv is removed from the environment the hook gets', async () => {
+    const outcome = await runHooks([hook('echo "key=${SOME_KEY:-none} other=$OTHER" >&2; exit 1')], {...base(), hook_event_name: 'PreToolUse'}, {
+      env: {...process.env, SOME_KEY: 'sk-hidden-value', OTHER: 'kept'},
+      hiddenEnv: ['SOME_KEY'],
+    });
+    expect(outcome.warnings).toEqual(['PreToolUse hook `echo "key=${SOME_KEY:-none} other=$OTHER" >&2; exit 1` exited 1: key=none other=kept']);
+  });
 });
