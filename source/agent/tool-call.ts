@@ -133,7 +133,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
       name: tool.name,
       args,
       preview,
-      ...(facts ? {rules: env.guard!.suggest(facts)} : {}),
+      ...(facts ? {rules: await env.guard!.suggest(facts)} : {}),
       ...(sandboxed ? {sandboxed} : {}),
     };
     yield {type: 'approval-request', request, at: now()};

@@ -59,6 +59,21 @@ describe('permission rules', () => {
     expect(toolResults()[1]).toMatch(/^fine/);
   });
 
+  test('a command hidden in ${x:-$( )} or $((` `)) is not covered by an allow rule for the outer one', async () => {
+    await userRules({allow: ['bash(git diff:*)', 'bash(echo:*)']});
+    await run.nib([bash('git diff ${x:-$(touch pwned1)}'), bash('echo $((`touch pwned2`))'), bash('echo evil >& pwned3')], [...ask, '--sandbox', 'off']);
+    for (const result of toolResults()) expect(result).toMatch(/bash was not run/);
+    for (const name of ['pwned1', 'pwned2', 'pwned3']) expect(existsSync(join(run.home.workspace, name)), name).toBe(false);
+  });
+
+  test('deny holds in yolo for a command hidden in ${x:-$( )}', async () => {
+    await userRules({deny: ['bash(rm:*)']});
+    await writeFile(join(run.home.workspace, 'keep.txt'), 'x');
+    await run.nib([bash('ls ${x:-$(rm -f keep.txt)}')], ['--approval-mode', 'yolo', '--sandbox', 'off']);
+    expect(toolResults()[0]).toMatch(/deny bash\(rm:\*\) \(user settings\) forbids it/);
+    expect(existsSync(join(run.home.workspace, 'keep.txt'))).toBe(true);
+  });
+
   test('read(**/.env) is denied in yolo; edit(src/**) and write(docs/**) allow only their paths', async () => {
     await userRules({deny: ['read(**/.env)'], allow: ['edit(src/**)', 'write(docs/**)']});
     await mkdir(join(run.home.workspace, 'config'));

@@ -2,7 +2,7 @@ import type {AgentEvent} from '../../core/events.js';
 import type {Result} from '../../core/result.js';
 import type {Tool, ToolResult} from '../../core/tool.js';
 import {runHooks, type HookInput, type HookOutcome} from './hooks.js';
-import {matchRules, suggestRules, type CallFacts, type Rule, type RuleMatch} from './rules.js';
+import {looksAtCommands, matchRules, suggestRules, type CallFacts, type Rule, type RuleMatch} from './rules.js';
 import type {Sandbox} from './sandbox.js';
 import {sandboxPlausiblyCaused} from './sandbox-failure.js';
 import {removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
@@ -57,7 +57,8 @@ export class Guard {
     const facts: CallFacts = {tool: tool.name, root: this.root};
     if (typeof record['path'] === 'string') facts.path = record['path'];
     if (tool.confinable && typeof record['command'] === 'string') {
-      facts.command = {text: record['command'], parts: await splitCommand(record['command'])};
+      // Splitting costs parser time on every call; with no rule to read the parts it waits for "always".
+      facts.command = {text: record['command'], ...(looksAtCommands(this.rules) ? {parts: await splitCommand(record['command'])} : {})};
     }
     return facts;
   }
@@ -66,7 +67,11 @@ export class Guard {
     return matchRules(this.rules, facts);
   }
 
-  suggest(facts: CallFacts): string[] {
+  /** The rules "always" would save; splits the command first when facts() did not. */
+  async suggest(facts: CallFacts): Promise<string[]> {
+    if (facts.command && facts.command.parts === undefined) {
+      return suggestRules({...facts, command: {...facts.command, parts: await splitCommand(facts.command.text)}});
+    }
     return suggestRules(facts);
   }
 

@@ -18,8 +18,11 @@ export type CallFacts = {
   tool: string;
   /** The call's path argument, when it has one (read, write, edit, grep, list). */
   path?: string;
-  /** bash: the command as sent, and its parts (null when it did not parse). */
-  command?: {text: string; parts: CommandPart[] | null};
+  /**
+   * bash: the command as sent, and its parts (null when it did not parse; undefined when it was
+   * not split because no rule looks at commands, and then judged as if it did not parse).
+   */
+  command?: {text: string; parts?: CommandPart[] | null};
   root: string;
 };
 
@@ -38,6 +41,14 @@ export function ruleProblem(text: string): string | null {
   if (!pattern) return `"${text}" is not a rule: write a tool name, optionally with (what it applies to), like bash(npm test) or edit(src/**)`;
   if (pattern.specifier === '') return `"${text}": the parentheses are empty; drop them to cover every call of ${pattern.tool}`;
   return null;
+}
+
+/** Whether any rule names a command (`bash(...)`): only then is a command worth splitting. */
+export function looksAtCommands(rules: readonly Rule[]): boolean {
+  return rules.some(rule => {
+    const pattern = parsePattern(rule.text);
+    return pattern?.tool === 'bash' && pattern.specifier !== null;
+  });
 }
 
 function parsePattern(text: string): Pattern | null {
@@ -76,11 +87,12 @@ function applies(pattern: Pattern, call: CallFacts, kind: RuleKind): boolean {
   if (!tools.includes(call.tool)) return false;
   if (pattern.specifier === null) return true;
   if (call.command) {
-    // Deny and ask look at each part, and at the whole line when it did not parse: a line nib
-    // cannot split still must not slip past `bash(rm:*)`.
-    const texts = call.command.parts?.map(part => part.text) ?? [call.command.text.trim()];
     if (kind === 'allow') return false;
-    return texts.some(text => commandMatches(pattern.specifier!, text));
+    const parts = call.command.parts;
+    if (parts) return parts.some(part => commandMatches(pattern.specifier!, part.text));
+    // A line nib cannot split may run its commands anywhere in it (`ls ${x:-$(rm f)}`): deny and
+    // ask hold when the rule's words appear in a row anywhere in the line.
+    return containsWords(looseWords(call.command.text), looseWords(pattern.specifier.replace(/:\*$/, '')));
   }
   if (call.path === undefined) return false;
   return pathMatches(pattern.specifier, call.path, call.root, kind);
@@ -101,6 +113,16 @@ function commandMatches(specifier: string, text: string): boolean {
     return text === prefix || text.startsWith(`${prefix} `);
   }
   return text === specifier;
+}
+
+/** The words of a line nib could not parse, quotes and escapes dropped and split at anything that is not part of a word. */
+function looseWords(text: string): string[] {
+  return text.replace(/['"\\]/g, '').split(/[^\w./@%+,=~:-]+/).filter(word => word !== '');
+}
+
+function containsWords(words: readonly string[], wanted: readonly string[]): boolean {
+  if (wanted.length === 0) return false;
+  return words.some((_, start) => wanted.every((word, offset) => words[start + offset] === word));
 }
 
 function pathMatches(glob: string, path: string, root: string, kind: RuleKind): boolean {
