@@ -2,6 +2,7 @@ import type {Result} from '../../core/result.js';
 import type {SessionEvent, SessionListener} from './events.js';
 
 const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
+const MAX_BACKLOG = 100;
 
 /**
  * What every session operation shares: listeners, the busy flag and the one abort that
@@ -10,6 +11,12 @@ const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
  */
 export abstract class SessionCore {
   private readonly listeners = new Set<SessionListener>();
+  /**
+   * What was reported before the first listener came: the TUI reads startEvents() when it mounts
+   * and subscribes a moment later, and a notice (the server's window, found in the background)
+   * can land in between. Kept for the first listener, then never again.
+   */
+  private backlog: SessionEvent[] | null = [];
   private running: AbortController | null = null;
   private isBusy = false;
 
@@ -19,6 +26,9 @@ export abstract class SessionCore {
 
   subscribe(listener: SessionListener): () => void {
     this.listeners.add(listener);
+    const backlog = this.backlog ?? [];
+    this.backlog = null;
+    for (const event of backlog) listener(event);
     return () => this.listeners.delete(listener);
   }
 
@@ -28,6 +38,7 @@ export abstract class SessionCore {
   }
 
   protected emit(event: SessionEvent): void {
+    if (this.backlog && this.backlog.length < MAX_BACKLOG) this.backlog.push(event);
     for (const listener of this.listeners) listener(event);
   }
 

@@ -233,3 +233,18 @@ test('Esc stops /compact: the request is dropped and the conversation is as it w
   expect(session.busy).toBe(false);
   expect(session.history).toEqual(before);
 });
+
+test('what the session reports before anyone listens reaches its first listener', async () => {
+  server = await startOpenAiServer([]);
+  const {session} = await openTestSession(sandbox, ['--base-url', server.url]);
+  closers.push(() => session.close());
+  // The TUI reads startEvents() when it mounts and subscribes a moment later; a notice from the
+  // background (the server's window) can land in between.
+  session.setMode('yolo');
+  const seen: SessionEvent[] = [];
+  session.subscribe(event => seen.push(event));
+  expect(seen).toContainEqual({type: 'mode', mode: 'yolo'});
+  const later: SessionEvent[] = [];
+  session.subscribe(event => later.push(event));
+  expect(later).toEqual([]);
+});
