@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process';
+import {existsSync} from 'node:fs';
 import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -382,6 +383,16 @@ describe('nib -p: @files and custom commands', () => {
     expect(result.stderr).not.toMatch(/not loaded/);
     expect(lastUserSent()).toMatch(/^Review @src\/a\.ts for bugs\.\n/);
     expect(lastUserSent()).toContain('     1\texport const a = 1;');
+  });
+
+  test('a custom command whose body starts with ! goes to the model as text and runs nothing', async () => {
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    const marker = join(sandbox.workspace, 'pwned');
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'review.md'), `!touch ${marker}\n`);
+    const result = await nib([sse.text('Done.')], ['-p', '/review src']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(existsSync(marker)).toBe(false);
+    expect(lastUserSent()).toContain(`!touch ${marker}`);
   });
 
   test('a custom command file that cannot be read is named on stderr and the prompt goes as typed', async () => {
