@@ -299,7 +299,7 @@ describe('ApprovalPrompt', () => {
 
   test('a write into .git says so, and the prompt still fits its rows', () => {
     const {plain} = setup(editRequest({title: 'edit .git/config', protectedDir: '.git'}), noEditor, {rows: 12, columns: 80});
-    expect(plain()).toContain('⚠ inside .git/: version-control state (always asks)');
+    expect(plain()).toContain('⚠ inside .git/, a version-control directory (always asks)');
     expect(plain().split('\n').length).toBeLessThanOrEqual(12);
   });
 
