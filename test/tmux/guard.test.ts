@@ -25,7 +25,7 @@ describe('safety layers in a real terminal', () => {
     // Ran without an approval prompt, in ask mode.
     expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('trusted-ran\\n');
     const remembered = JSON.parse(await readFile(join(session.home, '.local/state/nib/trusted-workspaces.json'), 'utf8'));
-    expect(Object.values(remembered)).toEqual([true]);
+    expect(Object.values(remembered)).toEqual([{trusted: true, fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/)}]);
   });
 
   test('a shows the exact rule; p saves it to settings.local.json; /permissions lists and removes it', async () => {

@@ -7,6 +7,7 @@ import type {Sandbox} from './sandbox.js';
 import {sandboxPlausiblyCaused} from './sandbox-failure.js';
 import {removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
 import {splitCommand} from './shell.js';
+import {keepingTrust} from './trust.js';
 
 /**
  * The three safety layers for one session: the permission rules in force (the person's, the
@@ -66,7 +67,7 @@ export class Guard {
   async remember(texts: readonly string[], scope: 'session' | 'project'): Promise<Result<void>> {
     for (const text of texts) {
       if (scope === 'project') {
-        const saved = await saveLocalRule(this.root, 'allow', text);
+        const saved = await keepingTrust(this.env, this.root, () => saveLocalRule(this.root, 'allow', text));
         if (!saved.ok) return saved;
       }
       if (!this.rules.some(rule => rule.kind === 'allow' && rule.text === text)) {
@@ -92,7 +93,7 @@ export class Guard {
       return {ok: false, error: `${rule.kind} rule ${rule.text} is written in ${where}; edit it there`};
     }
     if (rule.source === 'local') {
-      const removed = await removeLocalRule(this.root, rule.kind, rule.text);
+      const removed = await keepingTrust(this.env, this.root, () => removeLocalRule(this.root, rule.kind, rule.text));
       if (!removed.ok) return removed;
     }
     this.rules = this.rules.filter(kept => !(kept.kind === rule.kind && kept.text === rule.text && kept.source === rule.source));
