@@ -67,6 +67,11 @@ export type ToolContext = {
   wrap?: (argv: readonly string[]) => string[];
   /** Environment variables a command must not see (nib's own secrets), on top of the tool's own list. */
   hiddenEnv?: readonly string[];
+  /**
+   * The deny rule (its text) that forbids reading `paths` (one file as written and as it really
+   * is), or null. Reads the person starts themselves (`@path`) answer to it too.
+   */
+  readDenied?: (paths: readonly string[]) => string | null;
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};

@@ -373,6 +373,20 @@ describe('nib -p: @files and custom commands', () => {
     expect(lastUserSent()).not.toContain('missing.md">');
   });
 
+  test('nib -p with @.env under deny read(**/.env): the file stays out, the person and the model are told why', async () => {
+    await mkdir(join(sandbox.home, '.config', 'nib'), {recursive: true});
+    await writeFile(join(sandbox.home, '.config', 'nib', 'config.json'), JSON.stringify({permissions: {deny: ['read(**/.env)']}}));
+    await writeFile(join(sandbox.workspace, '.env'), 'SECRET_TOKEN=hunter2\n');
+    await writeFile(join(sandbox.workspace, 'notes.md'), 'ship it\n');
+    const result = await nib([sse.text('Done.')], ['-p', 'check @.env and @notes.md']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(result.stderr).toContain('nib: @.env was not attached: the deny rule read(**/.env) forbids reading it');
+    expect(JSON.stringify(server!.requests[0]!.body)).not.toContain('hunter2');
+    expect(lastUserSent()).toMatch(/^check @\.env and @notes\.md\n/);
+    expect(lastUserSent()).toContain('     1\tship it');
+    expect(lastUserSent()).toContain('@.env was not attached: the deny rule read(**/.env) forbids reading it.');
+  });
+
   test('nib -p "/review src/a.ts" sends the custom command with front matter read, $1 and @ filled in', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
     await mkdir(join(sandbox.workspace, 'src'));

@@ -59,6 +59,15 @@ export class Guard {
     return matchRules(this.rules, facts);
   }
 
+  /** The deny rule that forbids a read of any of these paths (a file as written and its real path), or null. */
+  readDenied(paths: readonly string[]): string | null {
+    for (const path of paths) {
+      const match = matchRules(this.rules, {tool: 'read', root: this.root, path});
+      if (match?.kind === 'deny') return match.rule.text;
+    }
+    return null;
+  }
+
   suggest(facts: CallFacts): string[] {
     return suggestRules(facts);
   }
