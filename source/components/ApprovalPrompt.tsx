@@ -269,7 +269,7 @@ function Footer(props: {
     return (
       <Text>
         <Text {...theme.accent}>Always allow {mode.rules.join(', ')}? </Text>
-        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json)')} · {hint('esc', 'back')}
+        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json; later sessions need a trusted workspace)')} · {hint('esc', 'back')}
       </Text>
     );
   }

@@ -100,7 +100,7 @@ describe('ApprovalPrompt', () => {
     const session = setup(request);
     session.stdin.write('a');
     await waitFor(() => session.plain().includes('Always allow bash(npm test -- --run)?'), session.plain);
-    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json) · esc back');
+    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json; later sessions need a trusted workspace) · esc back');
     expect(session.decisions).toEqual([]);
     session.stdin.write('s');
     await session.decided();

@@ -5,9 +5,9 @@ import {runHooks, type HookInput, type HookOutcome} from './hooks.js';
 import {matchRules, suggestRules, type CallFacts, type Rule, type RuleMatch} from './rules.js';
 import type {Sandbox} from './sandbox.js';
 import {sandboxPlausiblyCaused} from './sandbox-failure.js';
-import {removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
+import {loadGuardSettings, removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
 import {splitCommand} from './shell.js';
-import {keepingTrust} from './trust.js';
+import {keepingTrust, rememberTrust, trustDecision} from './trust.js';
 
 /**
  * The three safety layers for one session: the permission rules in force (the person's, the
@@ -17,7 +17,7 @@ import {keepingTrust} from './trust.js';
 export class Guard {
   readonly sandbox: Sandbox | null;
   private rules: Rule[];
-  private readonly hooks: GuardSettings['hooks'];
+  private hooks: GuardSettings['hooks'];
   private readonly root: string;
   private readonly env: NodeJS.ProcessEnv;
   private readonly hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>;
@@ -74,6 +74,7 @@ export class Guard {
 
   /** "always": keeps allow rules for this session, or saves them to .nib/settings.local.json too. */
   async remember(texts: readonly string[], scope: 'session' | 'project'): Promise<Result<void>> {
+    const trusted = scope === 'project' && (await trustDecision(this.env, this.root)) === true;
     for (const text of texts) {
       if (scope === 'project') {
         const saved = await keepingTrust(this.env, this.root, () => saveLocalRule(this.root, 'allow', text));
@@ -83,7 +84,30 @@ export class Guard {
         this.rules.push({kind: 'allow', text, source: scope === 'project' ? 'local' : 'session'});
       }
     }
+    // Saved, but a later session reads settings.local.json's allow rules only in a trusted workspace.
+    if (scope === 'project' && !trusted) this.notify('saved to .nib/settings.local.json; it counts in later sessions only once you trust this workspace (/trust)');
     return {ok: true, value: undefined};
+  }
+
+  /**
+   * `/trust` and `/trust off`: remembers the answer for the project settings as they are now, and
+   * applies it to this session at once (the project's allow rules and hooks join or leave).
+   */
+  async setTrust(trusted: boolean): Promise<Result<string>> {
+    const project = await loadGuardSettings({root: this.root, user: {}, trusted});
+    if (!project.ok) return project;
+    const saved = await rememberTrust(this.env, this.root, trusted);
+    if (!saved.ok) return saved;
+    const own = (source: string) => source === 'user' || source === 'session';
+    this.rules = [...this.rules.filter(rule => own(rule.source)), ...project.value.rules];
+    this.hooks = [...this.hooks.filter(hook => hook.source === 'user'), ...project.value.hooks];
+    const allows = project.value.rules.filter(rule => rule.kind === 'allow').length;
+    return {
+      ok: true,
+      value: trusted
+        ? `trusted this workspace: ${allows} allow rule(s) and ${project.value.hooks.length} hook(s) from .nib/ count now (asked again if they change)`
+        : "this workspace is not trusted: .nib/'s allow rules and hooks no longer count (its deny and ask rules still do)",
+    };
   }
 
   /** /mode, /clear and a resume take back "always" answers: the rules kept for this session go too. */

@@ -128,3 +128,28 @@ describe('trust', () => {
     expect([await trustDecision(env, root), await trustDecision(env, '/b')]).toEqual([undefined, false]);
   });
 });
+
+describe('/trust', () => {
+  test('trusting now brings the project allow rules and hooks into the session and remembers it; off takes them out', async () => {
+    const env = {XDG_STATE_HOME: join(root, 'state')};
+    await project('settings.local.json', {permissions: {allow: ['bash(make)'], deny: ['bash(rm:*)']}});
+    const settings = await loadGuardSettings({root, user: {permissions: {allow: ['bash(ls)']}}, trusted: false});
+    if (!settings.ok) throw new Error(settings.error);
+    const g = new Guard({root, settings: settings.value, sandbox: null, env, hookBase: () => ({session_id: 's', transcript_path: 't'})});
+    const notices: string[] = [];
+    g.notify = text => notices.push(text);
+    await g.remember(['bash(pwd)'], 'project');
+    expect(notices).toEqual(['saved to .nib/settings.local.json; it counts in later sessions only once you trust this workspace (/trust)']);
+    const listed = () => g.listRules().map(rule => `${rule.kind} ${rule.text} ${rule.source}`).sort();
+    expect(listed()).toEqual(['allow bash(ls) user', 'allow bash(pwd) local', 'deny bash(rm:*) local']);
+
+    const trusted = await g.setTrust(true);
+    expect(trusted).toEqual({ok: true, value: expect.stringMatching(/^trusted this workspace: 2 allow rule\(s\) and 0 hook\(s\)/)});
+    expect(listed()).toEqual(['allow bash(ls) user', 'allow bash(make) local', 'allow bash(pwd) local', 'deny bash(rm:*) local']);
+    expect(await trustDecision(env, root)).toBe(true);
+
+    expect((await g.setTrust(false)).ok).toBe(true);
+    expect(listed()).toEqual(['allow bash(ls) user', 'deny bash(rm:*) local']);
+    expect(await trustDecision(env, root)).toBe(false);
+  });
+});
