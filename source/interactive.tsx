@@ -4,7 +4,7 @@ import {readinessProblem, type Config} from './agent/config/config.js';
 import {createRedactor} from './agent/config/redact.js';
 import {openSession, resolveWorkspace} from './agent/session/open.js';
 import {trustQuestion} from './agent/guard/open.js';
-import {rememberTrust} from './agent/guard/settings.js';
+import {rememberTrust} from './agent/guard/trust.js';
 import {askTrust} from './components/TrustPrompt.js';
 import {modelFromServer} from './agent/session/server-model.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';

@@ -25,6 +25,8 @@ export type ExpandedPrompt = {
   /** What the model receives: the prompt as typed, then each attachment. */
   text: string;
   attachments: Attachment[];
+  /** One line per mention left out because a deny rule forbids reading it. */
+  refused: string[];
 };
 
 /**
@@ -33,18 +35,26 @@ export type ExpandedPrompt = {
  */
 export async function expandMentions(prompt: string, context: ToolContext, signal: AbortSignal): Promise<ExpandedPrompt> {
   const attachments: Attachment[] = [];
+  const refused: string[] = [];
   const seen = new Set<string>();
   for (const mention of findMentions(prompt)) {
     const target = await existingPath(context.root, mention.path);
     if (!target || seen.has(target.real)) continue;
     seen.add(target.real);
+    // Typing @.env must not hand the model what a deny rule keeps from its read tool.
+    const deny = context.readDenied?.([target.display, target.real]);
+    if (deny) {
+      refused.push(`@${target.display} was not attached: the deny rule ${deny} forbids reading it.`);
+      continue;
+    }
     // The read tool (and zod under its schema) loads only for a prompt that mentions a file.
     const {readTool} = await import('../tools/read.js');
     const result = await readTool.run({path: target.real}, context, signal);
     const content = context.redact ? context.redact(result.content) : result.content;
     attachments.push({path: target.display, kind: target.isDirectory ? 'directory' : 'file', content, isError: result.isError});
   }
-  return {text: attachments.length === 0 ? prompt : withAttachments(prompt, attachments), attachments};
+  const text = attachments.length === 0 ? prompt : withAttachments(prompt, attachments);
+  return {text: refused.length === 0 ? text : [text, '', ...refused].join('\n'), attachments, refused};
 }
 
 async function existingPath(root: string, written: string): Promise<{real: string; display: string; isDirectory: boolean} | null> {

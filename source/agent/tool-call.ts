@@ -2,7 +2,7 @@ import {createTwoFilesPatch} from 'diff';
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, ApprovalRequest, Decision} from '../core/events.js';
 import type {Message, ToolCall} from '../core/messages.js';
-import {isPreview, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
+import {isPreview, protectedPlace, type Tool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {judgeCall} from './approval.js';
 import type {Guard} from './guard/guard.js';
 import type {RuleMatch} from './guard/rules.js';
@@ -249,7 +249,7 @@ function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, protectedDir:
     return `${tool.name} was not run: it reaches outside the workspace, and there is nobody to approve that in this non-interactive run.`;
   }
   if (protectedDir !== null && tool.kind === 'write') {
-    return `${tool.name} was not run: it writes inside ${protectedDir}/, a version-control directory, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
+    return `${tool.name} was not run: it writes inside ${protectedPlace(protectedDir)}, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
   }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';

@@ -119,8 +119,16 @@ export function expandCustomCommand(command: Pick<CustomCommand, 'body'>, args: 
     used = true;
     return which === 'ARGUMENTS' ? trimmed : (words[Number(which) - 1] ?? '');
   });
-  if (used || trimmed === '') return body;
-  return `${body}\n\nArguments: ${trimmed}`;
+  return asModelText(used || trimmed === '' ? body : `${body}\n\nArguments: ${trimmed}`);
+}
+
+/**
+ * A command file is text for the model, never the person's `!command`: a body starting with `!`
+ * (a cloned project's file, say) would otherwise run in the shell with no approval. The leading
+ * space keeps the session from reading it as one and costs the model nothing.
+ */
+function asModelText(text: string): string {
+  return text.startsWith('!') ? ` ${text}` : text;
 }
 
 /** Words, with "double" or 'single' quotes keeping spaces together, as a shell would. */

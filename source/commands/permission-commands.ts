@@ -11,7 +11,16 @@ const SOURCES: Record<Rule['source'], string> = {
 /** The permission rules in force and where each was written; removes one by its number. */
 export const permissionCommands: readonly SlashCommand[] = [
   {name: 'permissions', args: '[remove N]', description: 'the permission rules in force and where each comes from; remove one', run: permissions},
+  {name: 'trust', args: '[off]', description: "trust this workspace: .nib/'s allow rules and hooks count (off: they stop)", run: trust},
 ];
+
+async function trust(arg: string, context: CommandContext): Promise<void> {
+  const guard = context.session.guard;
+  if (!guard) return note(context, 'project trust is not available in this run');
+  if (arg !== '' && arg !== 'off') return note(context, 'usage: /trust (trust this workspace), or /trust off');
+  const changed = await guard.setTrust(arg === '');
+  note(context, changed.ok ? changed.value : `trust not changed: ${changed.error}`);
+}
 
 async function permissions(arg: string, context: CommandContext): Promise<void> {
   const guard = context.session.guard;

@@ -2,6 +2,7 @@ import {extname} from 'node:path';
 import {Box, Text, useInput, usePaste} from 'ink';
 import {useMemo, useRef, useState} from 'react';
 import type {ApprovalRequest, Decision} from '../core/events.js';
+import {protectedPlace} from '../core/tool.js';
 import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {computeChange, decideHunks, describeHunk} from '../state/hunks.js';
 import type {EditorResult} from '../hooks/editor.js';
@@ -226,7 +227,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
         </Text>
       )}
       {preview.outside ? <Text {...theme.warning}>⚠ outside the workspace</Text> : null}
-      {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {preview.protectedDir}/: version-control state (always asks)</Text> : null}
+      {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {protectedPlace(preview.protectedDir)} (always asks)</Text> : null}
       {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
       <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
@@ -268,7 +269,7 @@ function Footer(props: {
     return (
       <Text>
         <Text {...theme.accent}>Always allow {mode.rules.join(', ')}? </Text>
-        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json)')} · {hint('esc', 'back')}
+        {hint('s', 'this session')} · {hint('p', 'this project (.nib/settings.local.json; later sessions need a trusted workspace)')} · {hint('esc', 'back')}
       </Text>
     );
   }

@@ -8,7 +8,7 @@ export type ToolPreview = {
   title: string;
   /** The call touches a path outside the workspace; the prompt must say so. */
   outside: boolean;
-  /** The call writes into a version-control directory (`.git/`…); the prompt must say which. */
+  /** The call writes into a version-control directory (`.git/`…) or nib's `.nib/`/`.mcp.json`; the prompt must say which. */
   protectedDir?: string;
   /**
    * For write/edit: the file as it is and as it would be after the call, exactly (a BOM and CRLF
@@ -67,6 +67,11 @@ export type ToolContext = {
   wrap?: (argv: readonly string[]) => string[];
   /** Environment variables a command must not see (nib's own secrets), on top of the tool's own list. */
   hiddenEnv?: readonly string[];
+  /**
+   * The deny rule (its text) that forbids reading `paths` (one file as written and as it really
+   * is), or null. Reads the person starts themselves (`@path`) answer to it too.
+   */
+  readDenied?: (paths: readonly string[]) => string | null;
 };
 
 export type ReadRecord = {size: number; mtimeMs: number; hash: string};
@@ -114,4 +119,12 @@ export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
 
 export function isPreview(value: ToolPreview | ToolResult): value is ToolPreview {
   return 'title' in value;
+}
+
+/** How the approval prompt and a refusal name a protected place (`.git`, `.nib`, `.mcp.json`). */
+export function protectedPlace(dir: string): string {
+  const lower = dir.toLowerCase();
+  if (lower === '.nib') return '.nib/, nib\'s project settings, hooks and commands';
+  if (lower === '.mcp.json') return '.mcp.json, the project\'s MCP servers';
+  return `${dir}/, a version-control directory`;
 }

@@ -16,7 +16,7 @@ import {
   type ResolvedPath,
   type FsResult,
 } from './fs/workspace.js';
-import {checkWritable, protectedDirOf, vcsDirOf} from './fs/guards.js';
+import {checkWritable, protectedDirOf, protectedOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
@@ -80,7 +80,7 @@ export async function planFileWrite<M extends {text: string}>(
 }
 
 export function previewOf(verb: string, plan: WritePlan<{text: string}>, root: string): ToolPreview {
-  const protectedDir = vcsDirOf(root, plan.resolved);
+  const protectedDir = protectedOf(root, plan.resolved);
   return {
     title: `${verb} ${plan.resolved.display}`,
     outside: plan.resolved.outside,

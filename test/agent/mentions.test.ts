@@ -1,6 +1,8 @@
-import {mkdir, writeFile} from 'node:fs/promises';
+import {mkdir, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
+import {Guard} from '../../source/agent/guard/guard.js';
+import {loadGuardSettings} from '../../source/agent/guard/settings.js';
 import {expandMentions} from '../../source/agent/mentions.js';
 import {findMentions, mentionText, typingMention} from '../../source/core/mentions.js';
 import {MentionIndex} from '../../source/agent/mention-index.js';
@@ -46,7 +48,7 @@ describe('expandMentions', () => {
     expect(listed.text).toContain('<directory path="docs">\ndocs is a directory with 1 entry:\none.md\n</directory>');
 
     const missing = await expandMentions('what about @nope.ts?', contextFor(root), never);
-    expect(missing).toEqual({text: 'what about @nope.ts?', attachments: []});
+    expect(missing).toEqual({text: 'what about @nope.ts?', attachments: [], refused: []});
   });
 
   test('a path outside the workspace is left as typed; a binary file says why it is not shown', async () => {
@@ -59,6 +61,29 @@ describe('expandMentions', () => {
     await writeFile(path.join(root, 'blob.bin'), Buffer.from([0, 1, 2]));
     const binary = await expandMentions('@blob.bin', contextFor(root), never);
     expect(binary.attachments[0]).toMatchObject({isError: true, content: expect.stringContaining('binary')});
+  });
+});
+
+describe('expandMentions and deny rules', () => {
+  test('a path a deny rule forbids reading stays as typed, by name or through a symlink, with a line saying why', async () => {
+    const root = await tempDir();
+    await writeFile(path.join(root, '.env'), 'TOKEN=hunter2\n');
+    await writeFile(path.join(root, 'ok.md'), 'fine\n');
+    await symlink(path.join(root, '.env'), path.join(root, 'innocent'));
+    const settings = await loadGuardSettings({root, user: {permissions: {deny: ['read(**/.env)']}}, trusted: false});
+    if (!settings.ok) throw new Error(settings.error);
+    const guard = new Guard({root, settings: settings.value, sandbox: null, env: {}, hookBase: () => ({session_id: 's', transcript_path: 't'})});
+    const context = {...contextFor(root), readDenied: (paths: readonly string[]) => guard.readDenied(paths)};
+    const out = await expandMentions('look at @.env, @innocent and @ok.md', context, never);
+    expect(out.attachments.map(attachment => attachment.path)).toEqual(['ok.md']);
+    expect(out.text).not.toContain('hunter2');
+    expect(out.refused).toEqual(['@.env was not attached: the deny rule read(**/.env) forbids reading it.']);
+    expect(out.text).toMatch(/^look at @\.env, @innocent and @ok\.md\n/);
+    expect(out.text).toContain('@.env was not attached: the deny rule read(**/.env) forbids reading it.');
+    expect(context.ledger.size).toBe(1);
+    const linked = await expandMentions('@innocent', context, never);
+    expect(linked.attachments).toEqual([]);
+    expect(linked.refused).toEqual(['@.env was not attached: the deny rule read(**/.env) forbids reading it.']);
   });
 });
 

@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, test} from 'vitest';
 import {expandCustomCommand, expandCustomPrompt, loadCustomCommands, parseCommandFile, splitArguments, withCustomCommands} from '../../source/commands/custom.js';
+import {userCommandOf} from '../../source/agent/user-command.js';
 import type {CommandContext} from '../../source/commands/context.js';
 import {slashCommands} from '../../source/commands/slash.js';
 
@@ -43,6 +44,13 @@ describe('expandCustomCommand', () => {
   test('arguments with no placeholder to go to are added, never dropped', () => {
     expect(expandCustomCommand({body: 'Write tests.'}, 'for the parser')).toBe('Write tests.\n\nArguments: for the parser');
     expect(expandCustomCommand({body: 'Write tests.'}, '')).toBe('Write tests.');
+  });
+
+  test('a body (or argument) starting with ! stays text for the model, never a !command', () => {
+    for (const expanded of [expandCustomCommand({body: '!touch x'}, ''), expandCustomCommand({body: '$ARGUMENTS'}, '!rm -rf y')]) {
+      expect(userCommandOf(expanded)).toBeNull();
+      expect(expanded.trim()).toMatch(/^!(touch x|rm -rf y)$/);
+    }
   });
 });
 

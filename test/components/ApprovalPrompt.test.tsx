@@ -100,7 +100,7 @@ describe('ApprovalPrompt', () => {
     const session = setup(request);
     session.stdin.write('a');
     await waitFor(() => session.plain().includes('Always allow bash(npm test -- --run)?'), session.plain);
-    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json) · esc back');
+    expect(session.plain().replace(/\s+/g, ' ')).toContain('s this session · p this project (.nib/settings.local.json; later sessions need a trusted workspace) · esc back');
     expect(session.decisions).toEqual([]);
     session.stdin.write('s');
     await session.decided();
@@ -299,7 +299,7 @@ describe('ApprovalPrompt', () => {
 
   test('a write into .git says so, and the prompt still fits its rows', () => {
     const {plain} = setup(editRequest({title: 'edit .git/config', protectedDir: '.git'}), noEditor, {rows: 12, columns: 80});
-    expect(plain()).toContain('⚠ inside .git/: version-control state (always asks)');
+    expect(plain()).toContain('⚠ inside .git/, a version-control directory (always asks)');
     expect(plain().split('\n').length).toBeLessThanOrEqual(12);
   });
 

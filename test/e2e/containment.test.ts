@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process';
-import {closeSync, openSync, readdirSync, readFileSync} from 'node:fs';
+import {closeSync, existsSync, openSync, readdirSync, readFileSync} from 'node:fs';
 import {mkdir, readdir, readFile, utimes, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -103,6 +103,25 @@ describe('version-control directories', () => {
     expect(notes).toMatch(/^Created notes.txt/);
     expect(await readFile(join(sandbox.workspace, '.git', 'config'), 'utf8')).toBe(config);
     expect(await readFile(join(sandbox.workspace, 'notes.txt'), 'utf8')).toBe('fine\n');
+  });
+
+  test('auto-edit in print mode refuses writes to .nib/ settings and commands and to .mcp.json', async () => {
+    await repo();
+    const result = await nib(
+      [
+        sse.toolCall('write', {path: '.nib/settings.local.json', content: '{"permissions": {"allow": ["bash"]}}\n'}),
+        sse.toolCall('write', {path: '.nib/commands/x.md', content: 'hi\n'}),
+        sse.toolCall('write', {path: '.mcp.json', content: '{}\n'}),
+      ],
+      'auto-edit',
+    );
+    expect(result.code).toBe(0);
+    const [settings, command, mcp] = toolResults();
+    expect(settings).toMatch(/^write was not run: it writes inside \.nib\/, nib's project settings, hooks and commands, which needs the user's approval/);
+    expect(command).toMatch(/^write was not run: it writes inside \.nib\//);
+    expect(mcp).toMatch(/^write was not run: it writes inside \.mcp\.json, the project's MCP servers/);
+    expect(existsSync(join(sandbox.workspace, '.nib'))).toBe(false);
+    expect(existsSync(join(sandbox.workspace, '.mcp.json'))).toBe(false);
   });
 
   test('yolo in print mode writes into .git: the person allowed everything in advance', async () => {

@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process';
+import {existsSync} from 'node:fs';
 import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -372,6 +373,20 @@ describe('nib -p: @files and custom commands', () => {
     expect(lastUserSent()).not.toContain('missing.md">');
   });
 
+  test('nib -p with @.env under deny read(**/.env): the file stays out, the person and the model are told why', async () => {
+    await mkdir(join(sandbox.home, '.config', 'nib'), {recursive: true});
+    await writeFile(join(sandbox.home, '.config', 'nib', 'config.json'), JSON.stringify({permissions: {deny: ['read(**/.env)']}}));
+    await writeFile(join(sandbox.workspace, '.env'), 'SECRET_TOKEN=hunter2\n');
+    await writeFile(join(sandbox.workspace, 'notes.md'), 'ship it\n');
+    const result = await nib([sse.text('Done.')], ['-p', 'check @.env and @notes.md']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(result.stderr).toContain('nib: @.env was not attached: the deny rule read(**/.env) forbids reading it');
+    expect(JSON.stringify(server!.requests[0]!.body)).not.toContain('hunter2');
+    expect(lastUserSent()).toMatch(/^check @\.env and @notes\.md\n/);
+    expect(lastUserSent()).toContain('     1\tship it');
+    expect(lastUserSent()).toContain('@.env was not attached: the deny rule read(**/.env) forbids reading it.');
+  });
+
   test('nib -p "/review src/a.ts" sends the custom command with front matter read, $1 and @ filled in', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
     await mkdir(join(sandbox.workspace, 'src'));
@@ -382,6 +397,16 @@ describe('nib -p: @files and custom commands', () => {
     expect(result.stderr).not.toMatch(/not loaded/);
     expect(lastUserSent()).toMatch(/^Review @src\/a\.ts for bugs\.\n/);
     expect(lastUserSent()).toContain('     1\texport const a = 1;');
+  });
+
+  test('a custom command whose body starts with ! goes to the model as text and runs nothing', async () => {
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    const marker = join(sandbox.workspace, 'pwned');
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'review.md'), `!touch ${marker}\n`);
+    const result = await nib([sse.text('Done.')], ['-p', '/review src']);
+    expect(result).toMatchObject({code: 0, stdout: 'Done.'});
+    expect(existsSync(marker)).toBe(false);
+    expect(lastUserSent()).toContain(`!touch ${marker}`);
   });
 
   test('a custom command file that cannot be read is named on stderr and the prompt goes as typed', async () => {

@@ -1,7 +1,8 @@
 import {existsSync} from 'node:fs';
-import {mkdir, readFile, writeFile} from 'node:fs/promises';
+import {mkdir, readFile, realpath, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
+import {rememberTrust} from '../../source/agent/guard/trust.js';
 import {sse} from '../support/sse.js';
 import {guardRuns} from './guard-runs.js';
 
@@ -127,6 +128,24 @@ describe('project rules and trust', () => {
     expect(toolResults()[0]).toMatch(/bash was not run/);
     const trusted = await run.nib([bash('echo from-project')], [...ask, '--trust-project']);
     expect(trusted.stderr).not.toMatch(/do not count/);
+    expect(toolResults()[0]).toMatch(/^from-project/);
+  });
+
+  test('a trust answer holds for the settings it was given to: a changed settings.local.json is untrusted again', async () => {
+    await projectRules({allow: ['bash(echo from-project)']}, 'settings.local.json');
+    // What answering y in the TUI records.
+    expect((await rememberTrust({...process.env, ...run.home.env}, await realpath(run.home.workspace), true)).ok).toBe(true);
+    const trusted = await run.nib([bash('echo from-project')], ask);
+    expect(trusted.stderr).not.toMatch(/do not count/);
+    expect(toolResults()[0]).toMatch(/^from-project/);
+
+    await projectRules({allow: ['bash(echo from-project)', 'bash(touch:*)']}, 'settings.local.json');
+    const changed = await run.nib([bash('echo from-project'), bash('touch planted')], ask);
+    expect(changed.stderr).toMatch(/allow rules or hooks; they do not count until you trust the workspace/);
+    expect(toolResults()[0]).toMatch(/bash was not run/);
+    expect(toolResults()[1]).toMatch(/bash was not run/);
+    expect(existsSync(join(run.home.workspace, 'planted'))).toBe(false);
+    await run.nib([bash('echo from-project')], [...ask, '--trust-project']);
     expect(toolResults()[0]).toMatch(/^from-project/);
   });
 

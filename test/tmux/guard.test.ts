@@ -25,7 +25,28 @@ describe('safety layers in a real terminal', () => {
     // Ran without an approval prompt, in ask mode.
     expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('trusted-ran\\n');
     const remembered = JSON.parse(await readFile(join(session.home, '.local/state/nib/trusted-workspaces.json'), 'utf8'));
-    expect(Object.values(remembered)).toEqual([true]);
+    expect(Object.values(remembered)).toEqual([{trusted: true, fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/)}]);
+  });
+
+  test('after answering n, /trust trusts the workspace: the allow rule counts at once and is remembered', async () => {
+    const session = await start({
+      script: [sse.toolCall('bash', {command: 'echo trusted-later'}), sse.text('Finished.')],
+      files: {'.nib/settings.json': JSON.stringify({permissions: {allow: ['bash(echo trusted-later)']}})},
+    });
+    const {term, server} = session;
+    await term.waitForText('Trust this workspace?');
+    await term.send('n');
+    await term.waitForText(IDLE);
+    await term.type('/trust');
+    await term.send('Enter');
+    await term.waitForText(/trusted this workspace: 1 allow rule/);
+    await term.type('go');
+    await term.send('Enter');
+    await term.waitForText('Finished.');
+    expect(await term.capture()).not.toContain('Allow bash?');
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain('trusted-later\\n');
+    const remembered = JSON.parse(await readFile(join(session.home, '.local/state/nib/trusted-workspaces.json'), 'utf8'));
+    expect(Object.values(remembered)).toEqual([{trusted: true, fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/)}]);
   });
 
   test('a shows the exact rule; p saves it to settings.local.json; /permissions lists and removes it', async () => {

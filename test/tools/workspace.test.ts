@@ -42,7 +42,7 @@ describe('workspace confinement', () => {
 });
 
 describe('protectedDirOf', () => {
-  test('paths in or at a version-control directory, by name, case or symlink; other paths are not', async () => {
+  test('paths in or at a version-control directory (any depth) or .nib/ and .mcp.json (workspace root), by name, case or symlink; other paths are not', async () => {
     const root = await tempDir();
     await mkdir(path.join(root, '.git', 'hooks'), {recursive: true});
     await symlink(path.join(root, '.git'), path.join(root, 'innocent'));
@@ -61,6 +61,13 @@ describe('protectedDirOf', () => {
       '.github/workflows/ci.yml': null,
       '.gitignore': null,
       'docs/.gitkeep': null,
+      '.nib/settings.local.json': '.nib',
+      '.nib/commands/review.md': '.nib',
+      '.NIB/settings.json': '.NIB',
+      '.mcp.json': '.mcp.json',
+      'src/.nib/notes.md': null,
+      'docs/.mcp.json': null,
+      '.nibrc': null,
     };
     const found = Object.fromEntries(await Promise.all(Object.keys(cases).map(async input => [input, await protectedDirOf(root, input)])));
     expect(found).toEqual(cases);

@@ -5,8 +5,9 @@ import {runHooks, type HookInput, type HookOutcome} from './hooks.js';
 import {looksAtCommands, matchRules, suggestRules, type CallFacts, type Rule, type RuleMatch} from './rules.js';
 import type {Sandbox} from './sandbox.js';
 import {sandboxPlausiblyCaused} from './sandbox-failure.js';
-import {removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
+import {loadGuardSettings, removeLocalRule, saveLocalRule, projectSettingsPath, type GuardSettings} from './settings.js';
 import {splitCommand} from './shell.js';
+import {keepingTrust, rememberTrust, trustDecision} from './trust.js';
 
 /**
  * The three safety layers for one session: the permission rules in force (the person's, the
@@ -16,7 +17,7 @@ import {splitCommand} from './shell.js';
 export class Guard {
   readonly sandbox: Sandbox | null;
   private rules: Rule[];
-  private readonly hooks: GuardSettings['hooks'];
+  private hooks: GuardSettings['hooks'];
   private readonly root: string;
   private readonly env: NodeJS.ProcessEnv;
   private readonly hookBase: () => Pick<HookInput, 'session_id' | 'transcript_path'>;
@@ -67,6 +68,15 @@ export class Guard {
     return matchRules(this.rules, facts);
   }
 
+  /** The deny rule that forbids a read of any of these paths (a file as written and its real path), or null. */
+  readDenied(paths: readonly string[]): string | null {
+    for (const path of paths) {
+      const match = matchRules(this.rules, {tool: 'read', root: this.root, path});
+      if (match?.kind === 'deny') return match.rule.text;
+    }
+    return null;
+  }
+
   /** The rules "always" would save; splits the command first when facts() did not. */
   async suggest(facts: CallFacts): Promise<string[]> {
     if (facts.command && facts.command.parts === undefined) {
@@ -77,16 +87,40 @@ export class Guard {
 
   /** "always": keeps allow rules for this session, or saves them to .nib/settings.local.json too. */
   async remember(texts: readonly string[], scope: 'session' | 'project'): Promise<Result<void>> {
+    const trusted = scope === 'project' && (await trustDecision(this.env, this.root)) === true;
     for (const text of texts) {
       if (scope === 'project') {
-        const saved = await saveLocalRule(this.root, 'allow', text);
+        const saved = await keepingTrust(this.env, this.root, () => saveLocalRule(this.root, 'allow', text));
         if (!saved.ok) return saved;
       }
       if (!this.rules.some(rule => rule.kind === 'allow' && rule.text === text)) {
         this.rules.push({kind: 'allow', text, source: scope === 'project' ? 'local' : 'session'});
       }
     }
+    // Saved, but a later session reads settings.local.json's allow rules only in a trusted workspace.
+    if (scope === 'project' && !trusted) this.notify('saved to .nib/settings.local.json; it counts in later sessions only once you trust this workspace (/trust)');
     return {ok: true, value: undefined};
+  }
+
+  /**
+   * `/trust` and `/trust off`: remembers the answer for the project settings as they are now, and
+   * applies it to this session at once (the project's allow rules and hooks join or leave).
+   */
+  async setTrust(trusted: boolean): Promise<Result<string>> {
+    const project = await loadGuardSettings({root: this.root, user: {}, trusted});
+    if (!project.ok) return project;
+    const saved = await rememberTrust(this.env, this.root, trusted);
+    if (!saved.ok) return saved;
+    const own = (source: string) => source === 'user' || source === 'session';
+    this.rules = [...this.rules.filter(rule => own(rule.source)), ...project.value.rules];
+    this.hooks = [...this.hooks.filter(hook => hook.source === 'user'), ...project.value.hooks];
+    const allows = project.value.rules.filter(rule => rule.kind === 'allow').length;
+    return {
+      ok: true,
+      value: trusted
+        ? `trusted this workspace: ${allows} allow rule(s) and ${project.value.hooks.length} hook(s) from .nib/ count now (asked again if they change)`
+        : "this workspace is not trusted: .nib/'s allow rules and hooks no longer count (its deny and ask rules still do)",
+    };
   }
 
   /** /mode, /clear and a resume take back "always" answers: the rules kept for this session go too. */
@@ -105,7 +139,7 @@ export class Guard {
       return {ok: false, error: `${rule.kind} rule ${rule.text} is written in ${where}; edit it there`};
     }
     if (rule.source === 'local') {
-      const removed = await removeLocalRule(this.root, rule.kind, rule.text);
+      const removed = await keepingTrust(this.env, this.root, () => removeLocalRule(this.root, rule.kind, rule.text));
       if (!removed.ok) return removed;
     }
     this.rules = this.rules.filter(kept => !(kept.kind === rule.kind && kept.text === rule.text && kept.source === rule.source));

@@ -5,7 +5,8 @@ import type {Result} from '../../core/result.js';
 import {Guard} from './guard.js';
 import type {HookInput} from './hooks.js';
 import {startSandbox} from './sandbox.js';
-import {loadGuardSettings, trustDecision} from './settings.js';
+import {loadGuardSettings} from './settings.js';
+import {trustDecision} from './trust.js';
 
 /** Who the hooks are told they run for: the session id and its log, read when a hook runs. */
 export type HookBase = Pick<HookInput, 'session_id' | 'transcript_path'>;
@@ -45,7 +46,7 @@ export async function openGuard(
   if (sandbox.notice) notices.push(sandbox.notice);
   const awaitingTrust = settings.value.projectAsksTrust && !trusted;
   if (awaitingTrust) {
-    notices.push("This project's .nib/settings.json has allow rules or hooks; they do not count until you trust the workspace (--trust-project, or answer the question in the TUI). Its deny rules apply.");
+    notices.push("This project's .nib/ settings have allow rules or hooks; they do not count until you trust the workspace (--trust-project, or answer the question in the TUI; asked again whenever they change). Its deny rules apply.");
   }
   const guard = new Guard({
     root,

@@ -1,9 +1,7 @@
-import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import type {Result} from '../../core/result.js';
 import {writeAtomic} from '../../tools/fs/workspace.js';
 import {readJsonFile, schemaProblem} from '../config/json-file.js';
-import {nibDir} from '../config/xdg.js';
 import type {Rule, RuleKind, RuleSource} from './rules.js';
 import {HOOK_EVENTS, type HookEvent} from './hook-events.js';
 import type {HookEntry, Hooks, Permissions, ProjectSettings} from './schema.js';
@@ -59,7 +57,7 @@ export async function loadGuardSettings(input: {
   return {ok: true, value: {rules, hooks, projectAsksTrust: waitingForTrust.length > 0, waitingForTrust}};
 }
 
-async function readProjectSettings(path: string): Promise<Result<ProjectSettings>> {
+export async function readProjectSettings(path: string): Promise<Result<ProjectSettings>> {
   const json = await readJsonFile(path);
   if (!json.ok || json.value === undefined) return json.ok ? {ok: true, value: {}} : json;
   // Only a settings file that exists needs zod, so a project without one never loads it.
@@ -92,32 +90,7 @@ async function editLocal(root: string, change: (permissions: Permissions) => voi
   return writeJsonAtomic(path, settings);
 }
 
-/** The person's answer per workspace (real path), in the state dir. */
-function trustFile(env: NodeJS.ProcessEnv): string {
-  return join(nibDir(env, 'XDG_STATE_HOME'), 'trusted-workspaces.json');
-}
-
-/** Whether the person trusted the workspace (true), declined (false), or was never asked. */
-export async function trustDecision(env: NodeJS.ProcessEnv, root: string): Promise<boolean | undefined> {
-  const decision = (await readTrust(env))[root];
-  return typeof decision === 'boolean' ? decision : undefined;
-}
-
-export async function rememberTrust(env: NodeJS.ProcessEnv, root: string, trusted: boolean): Promise<Result<void>> {
-  return writeJsonAtomic(trustFile(env), {...(await readTrust(env)), [root]: trusted});
-}
-
-async function readTrust(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  try {
-    const json: unknown = JSON.parse(await readFile(trustFile(env), 'utf8'));
-    return json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
-  } catch {
-    // Missing or damaged: no decision, which only means the question is asked again.
-    return {};
-  }
-}
-
-async function writeJsonAtomic(path: string, value: unknown): Promise<Result<void>> {
+export async function writeJsonAtomic(path: string, value: unknown): Promise<Result<void>> {
   const written = await writeAtomic(path, new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`));
   return written.ok ? {ok: true, value: undefined} : {ok: false, error: written.error.message};
 }

@@ -26,9 +26,31 @@ export function vcsDirOf(root: string, resolved: ResolvedPath): string | null {
   return null;
 }
 
-/** The approval question of write and edit: does this argument land in a version-control directory? */
+/**
+ * nib's own project files at the workspace root: `.nib/` holds allow rules, hooks and custom
+ * commands, `.mcp.json` starts servers. A model that writes them plants commands for the next
+ * start, so, like `.git/`, no mode covers a write there.
+ */
+const NIB_FILES = new Set(['.nib', '.mcp.json']);
+
+/** The nib settings entry (`.nib` or `.mcp.json`) a path lies in or is, or null. */
+export function nibFileOf(root: string, resolved: ResolvedPath): string | null {
+  for (const candidate of [resolved.absolute, resolved.real]) {
+    if (!isInside(root, candidate)) continue;
+    const first = path.relative(root, candidate).split(path.sep)[0]!;
+    if (NIB_FILES.has(first.toLowerCase())) return first;
+  }
+  return null;
+}
+
+/** What write and edit never do unasked: the version-control directory or nib file a path lands in. */
+export function protectedOf(root: string, resolved: ResolvedPath): string | null {
+  return vcsDirOf(root, resolved) ?? nibFileOf(root, resolved);
+}
+
+/** The approval question of write and edit: does this argument land in a protected place? */
 export async function protectedDirOf(root: string, input: string): Promise<string | null> {
-  return vcsDirOf(root, await resolvePath(root, input));
+  return protectedOf(root, await resolvePath(root, input));
 }
 
 /**

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {Guard} from '../../../source/agent/guard/guard.js';
-import {loadGuardSettings, rememberTrust, trustDecision} from '../../../source/agent/guard/settings.js';
+import {loadGuardSettings} from '../../../source/agent/guard/settings.js';
+import {rememberTrust, trustDecision, trustFingerprint} from '../../../source/agent/guard/trust.js';
 
 let root: string;
 beforeEach(async () => {
@@ -92,5 +93,63 @@ describe('trust', () => {
     await rememberTrust(env, '/a', true);
     await rememberTrust(env, '/b', false);
     expect([await trustDecision(env, '/a'), await trustDecision(env, '/b'), await trustDecision(env, '/c')]).toEqual([true, false, undefined]);
+  });
+
+  test('the fingerprint covers allow rules and hooks of both files, not deny rules or formatting', async () => {
+    const empty = await trustFingerprint(root);
+    await project('settings.json', {permissions: {deny: ['bash(rm:*)']}});
+    expect(await trustFingerprint(root)).toBe(empty);
+    await project('settings.local.json', {permissions: {allow: ['bash(make)']}});
+    const withAllow = await trustFingerprint(root);
+    expect(withAllow).not.toBe(empty);
+    await writeFile(join(root, '.nib', 'settings.local.json'), JSON.stringify({permissions: {allow: ['bash(make)']}}, null, 4));
+    expect(await trustFingerprint(root)).toBe(withAllow);
+    await project('settings.local.json', {permissions: {allow: ['bash(make)']}, hooks: {SessionStart: [{hooks: [{type: 'command', command: 'touch x'}]}]}});
+    expect(await trustFingerprint(root)).not.toBe(withAllow);
+    await writeFile(join(root, '.nib', 'settings.json'), '{not json');
+    expect(await trustFingerprint(root)).toBeNull();
+  });
+
+  test('trust holds for the settings it was given to; changed settings ask again, changes nib saves keep it', async () => {
+    const env = {XDG_STATE_HOME: join(root, 'state')};
+    await project('settings.local.json', {permissions: {allow: ['bash(make)']}});
+    await rememberTrust(env, root, true);
+    expect(await trustDecision(env, root)).toBe(true);
+    await project('settings.local.json', {permissions: {allow: ['bash(make)', 'bash']}});
+    expect(await trustDecision(env, root)).toBeUndefined();
+    await rememberTrust(env, root, true);
+    const settings = await loadGuardSettings({root, user: {}, trusted: true});
+    if (!settings.ok) throw new Error(settings.error);
+    const g = new Guard({root, settings: settings.value, sandbox: null, env, hookBase: () => ({session_id: 's', transcript_path: 't'})});
+    expect((await g.remember(['bash(npm test)'], 'project')).ok).toBe(true);
+    expect(await trustDecision(env, root)).toBe(true);
+    // A record from before fingerprints: true is tied to nothing and asks again; false stays a no.
+    await writeFile(join(env.XDG_STATE_HOME, 'nib', 'trusted-workspaces.json'), JSON.stringify({[root]: true, '/b': false}));
+    expect([await trustDecision(env, root), await trustDecision(env, '/b')]).toEqual([undefined, false]);
+  });
+});
+
+describe('/trust', () => {
+  test('trusting now brings the project allow rules and hooks into the session and remembers it; off takes them out', async () => {
+    const env = {XDG_STATE_HOME: join(root, 'state')};
+    await project('settings.local.json', {permissions: {allow: ['bash(make)'], deny: ['bash(rm:*)']}});
+    const settings = await loadGuardSettings({root, user: {permissions: {allow: ['bash(ls)']}}, trusted: false});
+    if (!settings.ok) throw new Error(settings.error);
+    const g = new Guard({root, settings: settings.value, sandbox: null, env, hookBase: () => ({session_id: 's', transcript_path: 't'})});
+    const notices: string[] = [];
+    g.notify = text => notices.push(text);
+    await g.remember(['bash(pwd)'], 'project');
+    expect(notices).toEqual(['saved to .nib/settings.local.json; it counts in later sessions only once you trust this workspace (/trust)']);
+    const listed = () => g.listRules().map(rule => `${rule.kind} ${rule.text} ${rule.source}`).sort();
+    expect(listed()).toEqual(['allow bash(ls) user', 'allow bash(pwd) local', 'deny bash(rm:*) local']);
+
+    const trusted = await g.setTrust(true);
+    expect(trusted).toEqual({ok: true, value: expect.stringMatching(/^trusted this workspace: 2 allow rule\(s\) and 0 hook\(s\)/)});
+    expect(listed()).toEqual(['allow bash(ls) user', 'allow bash(make) local', 'allow bash(pwd) local', 'deny bash(rm:*) local']);
+    expect(await trustDecision(env, root)).toBe(true);
+
+    expect((await g.setTrust(false)).ok).toBe(true);
+    expect(listed()).toEqual(['allow bash(ls) user', 'deny bash(rm:*) local']);
+    expect(await trustDecision(env, root)).toBe(false);
   });
 });
