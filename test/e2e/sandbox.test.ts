@@ -1,7 +1,8 @@
+import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {mkdir, readFile, symlink, writeFile} from 'node:fs/promises';
-import {createServer, type AddressInfo} from 'node:net';
-import {join} from 'node:path';
+import {mkdir, mkdtemp, readFile, rm, symlink, writeFile} from 'node:fs/promises';
+import {createServer, type AddressInfo, type Server} from 'node:net';
+import {dirname, join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
 import {guardRuns} from './guard-runs.js';
@@ -75,6 +76,92 @@ describe('the sandbox (nib -p, yolo)', () => {
     expect(toolResults()[0]).toMatch(/No such file/);
   });
 
+  test("the workspace's .git, .nib and .mcp.json are read-only in auto-edit and yolo; the rest stays writable", async () => {
+    const ws = run.home.workspace;
+    execFileSync('git', ['init', '-q'], {cwd: ws});
+    await mkdir(join(ws, '.nib'));
+    await writeFile(join(ws, '.mcp.json'), '{}');
+    const config = await readFile(join(ws, '.git', 'config'), 'utf8');
+    const attempt = [
+      'git config core.fsmonitor "touch /tmp/fsmonitor-ran"; echo "git=$?"',
+      'echo "{}" > .nib/settings.local.json; echo "nib=$?"',
+      'echo "{\\"mcpServers\\": {}}" > .mcp.json; echo "mcp=$?"',
+      'echo ok > normal.txt; echo "normal=$?"',
+    ].join('\n');
+    for (const mode of ['auto-edit', 'yolo']) {
+      await run.nib([bash(attempt)], ['--approval-mode', mode]);
+      const out = toolResults()[0];
+      expect(out).toMatch(/git=[1-9]/);
+      expect(out).toMatch(/Read-only file system/);
+      expect(out).toContain('nib=1');
+      expect(out).toContain('mcp=1');
+      expect(out).toContain('normal=0');
+      expect(await readFile(join(ws, '.git', 'config'), 'utf8')).toBe(config);
+      expect(existsSync(join(ws, '.nib', 'settings.local.json'))).toBe(false);
+      expect(await readFile(join(ws, '.mcp.json'), 'utf8')).toBe('{}');
+      expect(await readFile(join(ws, 'normal.txt'), 'utf8')).toBe('ok\n');
+      await rm(join(ws, 'normal.txt'));
+    }
+  });
+
+  test('host Unix sockets under /run and $XDG_RUNTIME_DIR are unreachable, and the agent variables are gone; with the sandbox off they are reached', async () => {
+    // Outside /tmp, which is the command's private one anyway: only the runtime-dir tmpfs hides it.
+    const runtime = await mkdtemp('/var/tmp/nib-xdg-runtime-');
+    const sockets = [join(runtime, 'agent.sock')];
+    // Only root may write /run; elsewhere the $XDG_RUNTIME_DIR socket is the whole test.
+    const underRun = await mkdtemp('/run/nib-sandbox-test-').catch(() => null);
+    if (underRun) sockets.push(join(underRun, 'docker.sock'));
+    const listeners = await Promise.all(sockets.map(listenUnix));
+    await writeFile(
+      join(run.home.workspace, 'probe.cjs'),
+      "const s = require('net').connect(process.argv[2]);\n" +
+        "s.on('connect', () => { console.log('CONNECTED ' + process.argv[2]); s.destroy(); });\n" +
+        "s.on('error', e => console.log('UNREACHABLE ' + process.argv[2] + ' ' + e.code));\n",
+    );
+    const probe = [
+      ...sockets.map(socket => `'${process.execPath}' probe.cjs ${socket}`),
+      'echo "ssh=${SSH_AUTH_SOCK:-unset} dbus=${DBUS_SESSION_BUS_ADDRESS:-unset}"',
+    ].join('; ');
+    const env = {XDG_RUNTIME_DIR: runtime, SSH_AUTH_SOCK: sockets[0], DBUS_SESSION_BUS_ADDRESS: `unix:path=${sockets[0]}`};
+    try {
+      await run.nib([bash(probe)], ['--approval-mode', 'yolo'], {env});
+      for (const socket of sockets) expect(toolResults()[0]).toContain(`UNREACHABLE ${socket}`);
+      expect(toolResults()[0]).toContain('ssh=unset dbus=unset');
+      await run.nib([bash(probe)], ['--approval-mode', 'yolo', '--sandbox', 'off'], {env});
+      for (const socket of sockets) expect(toolResults()[0]).toContain(`CONNECTED ${socket}`);
+      expect(toolResults()[0]).toContain(`ssh=${sockets[0]}`);
+    } finally {
+      for (const listener of listeners) listener.close();
+      for (const socket of sockets) await rm(dirname(socket), {recursive: true, force: true});
+    }
+  });
+
+  test('credential files and dirs under $HOME are hidden by default', async () => {
+    // A HOME outside /tmp, so the private /tmp does not hide it by accident.
+    const home = await mkdtemp('/var/tmp/nib-sandbox-home-');
+    const secrets = [
+      '.git-credentials', '.npmrc', '.pypirc', '.netrc', '.config/gh/hosts.yml', '.kube/config', '.cargo/credentials',
+      '.cargo/credentials.toml', '.config/gcloud/credentials.db', '.azure/msal_token_cache.json',
+      '.local/share/keyrings/login.keyring', '.password-store/site.gpg', '.docker/config.json',
+    ];
+    for (const secret of secrets) {
+      await mkdir(dirname(join(home, secret)), {recursive: true});
+      await writeFile(join(home, secret), `SECRET ${secret}\n`);
+    }
+    await writeFile(join(home, '.bashrc'), 'PLAIN-FILE\n');
+    const read = `cat ${[...secrets, '.bashrc'].map(secret => join(home, secret)).join(' ')} 2>/dev/null; echo end`;
+    try {
+      await run.nib([bash(read)], ['--approval-mode', 'yolo'], {env: {HOME: home}});
+      expect(toolResults()[0]).not.toContain('SECRET');
+      // The rest of $HOME is readable, so the hiding is what stops the reads above.
+      expect(toolResults()[0]).toContain('PLAIN-FILE');
+      await run.nib([bash(read)], ['--approval-mode', 'yolo', '--sandbox', 'off'], {env: {HOME: home}});
+      for (const secret of secrets) expect(toolResults()[0]).toContain(`SECRET ${secret}`);
+    } finally {
+      await rm(home, {recursive: true, force: true});
+    }
+  });
+
   test('--sandbox off: the command reaches outside the workspace as before', async () => {
     const result = await run.nib([bash('touch ../outside.txt')], ['--approval-mode', 'yolo', '--sandbox', 'off']);
     expect(result.code).toBe(0);
@@ -116,3 +203,9 @@ describe('the sandbox (nib -p, yolo)', () => {
     expect(file.stderr).toMatch(/config\.json: field "sandbox/);
   });
 });
+
+async function listenUnix(path: string): Promise<Server> {
+  const server = createServer(socket => socket.end());
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+  return server;
+}

@@ -1,8 +1,9 @@
 import {spawn} from 'node:child_process';
-import {existsSync, statSync} from 'node:fs';
+import {existsSync, lstatSync, readdirSync, realpathSync, statSync} from 'node:fs';
 import {mkdtemp, rm} from 'node:fs/promises';
 import {homedir, tmpdir} from 'node:os';
-import {isAbsolute, join} from 'node:path';
+import {isAbsolute, join, relative, sep} from 'node:path';
+import {isVcsDirName} from '../../tools/fs/guards.js';
 import {nibDir} from '../config/xdg.js';
 
 import {SANDBOX_SETTINGS, type SandboxSetting} from '../config/flags.js';
@@ -37,20 +38,87 @@ export type SandboxStart =
 
 const INSTALL_HINT = 'install the bubblewrap package (apt-get install bubblewrap, dnf install bubblewrap)';
 
+/** Credentials under the home directory that are read by tools, never by a project's commands. */
+const HOME_SECRETS = [
+  '.ssh', '.aws', '.gnupg', '.netrc', '.docker', '.git-credentials', '.npmrc', '.pypirc', '.config/gh', '.kube',
+  '.cargo/credentials', '.cargo/credentials.toml', '.config/gcloud', '.azure', '.local/share/keyrings', '.password-store',
+];
+
 /** Secrets a command has no business reading: credentials, and nib's own config, data and state. */
 export function secretPaths(env: NodeJS.ProcessEnv, extra: readonly string[] = []): string[] {
   const home = env['HOME'] || homedir();
-  const fixed = ['.ssh', '.aws', '.gnupg', '.netrc', '.docker'].map(name => join(home, name));
+  const fixed = HOME_SECRETS.map(name => join(home, name));
+  // gh and the keyrings follow the XDG dirs when they are moved.
+  const moved = [env['XDG_CONFIG_HOME'] && join(env['XDG_CONFIG_HOME'], 'gh'), env['XDG_DATA_HOME'] && join(env['XDG_DATA_HOME'], 'keyrings')];
   const nib = (['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const).map(base => nibDir(env, base));
-  const listed = extra.map(path => (path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path)).filter(path => isAbsolute(path));
-  return [...new Set([...fixed, ...nib, ...listed])];
+  const listed = extra.map(path => (path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path));
+  return [...new Set([...fixed, ...moved, ...nib, ...listed])].filter((path): path is string => !!path && isAbsolute(path));
 }
 
 /**
- * bwrap's arguments, in mount order: the whole file system read-only, then the writable parts on
- * top, then the hidden ones over everything (a secret inside the workspace stays hidden).
- * `/tmp` is the session's private dir, so the workspace bind below it still lands when the
- * workspace itself lives under /tmp.
+ * Directories holding host Unix sockets (docker, the D-Bus buses, ssh-agent, gpg-agent):
+ * --unshare-net does not cover a socket reached through the file system, so they are emptied.
+ */
+export function runtimeDirs(env: NodeJS.ProcessEnv): string[] {
+  const dirs = ['/run'];
+  if (existsSync('/var/run') && !lstatSync('/var/run').isSymbolicLink()) dirs.push('/var/run');
+  const runtime = env['XDG_RUNTIME_DIR'];
+  if (runtime && isAbsolute(runtime) && isDirectory(runtime)) dirs.push(runtime);
+  return [...new Set(dirs)];
+}
+
+/**
+ * What the emptied runtime dirs hold that a command with the network still needs: resolv.conf
+ * is often a link into /run (systemd-resolved), and without it no name resolves.
+ */
+function keptFromRuntime(dirs: readonly string[], network: boolean): string[] {
+  if (!network) return [];
+  try {
+    const real = realpathSync('/etc/resolv.conf');
+    return dirs.some(dir => isUnder(dir, real)) ? [real] : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The workspace's own control files: its version-control dirs (a `core.fsmonitor` in
+ * `.git/config` or a hook runs outside the sandbox at the person's next `git status`), `.nib/`
+ * (settings, hooks, commands) and `.mcp.json`. Read again for every command, so one that an
+ * earlier command created is protected from the next on.
+ */
+export function protectedPaths(root: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(root, {withFileTypes: true});
+  } catch {
+    return [];
+  }
+  const paths: string[] = [];
+  for (const entry of entries) {
+    if (!isVcsDirName(entry.name) && entry.name !== '.nib' && entry.name !== '.mcp.json') continue;
+    const path = join(root, entry.name);
+    if (!entry.isSymbolicLink()) {
+      paths.push(path);
+      continue;
+    }
+    // A link out of the workspace already lands on the read-only root; one inside it is bound at its target.
+    try {
+      const real = realpathSync(path);
+      if (real !== root && isUnder(root, real)) paths.push(real);
+    } catch {
+      // A dangling link has nothing behind it to protect.
+    }
+  }
+  return paths;
+}
+
+/**
+ * bwrap's arguments, in mount order: the whole file system read-only, the runtime dirs emptied,
+ * then the writable parts on top, the workspace's control files read-only again, then the hidden
+ * ones over everything (a secret inside the workspace stays hidden). `/tmp` is the session's
+ * private dir, so the workspace bind below it still lands when the workspace itself lives under
+ * /tmp (or under an emptied runtime dir).
  */
 export function bwrapArgs(policy: {
   root: string;
@@ -58,15 +126,26 @@ export function bwrapArgs(policy: {
   /** Paths that exist; bwrap cannot create a mount point on the read-only root. */
   hidden: ReadonlyArray<{path: string; directory: boolean}>;
   network: boolean;
+  /** Dirs of host sockets, emptied with a tmpfs. */
+  runtime?: readonly string[];
+  /** Files inside the runtime dirs bound back read-only. */
+  kept?: readonly string[];
+  /** Existing paths inside the workspace that stay read-only. */
+  readOnly?: readonly string[];
 }): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', policy.tmp, '/tmp'];
-  args.push('--bind', policy.root, policy.root);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const dir of policy.runtime ?? []) args.push('--tmpfs', dir);
+  for (const path of policy.kept ?? []) args.push('--ro-bind', path, path);
+  args.push('--bind', policy.tmp, '/tmp', '--bind', policy.root, policy.root);
+  for (const path of policy.readOnly ?? []) args.push('--ro-bind', path, path);
   for (const {path, directory} of policy.hidden) {
     args.push(...(directory ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
   }
   // A new pid namespace with its own /proc: nib's /proc/PID/environ (the key) is not there to read.
   args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent');
   if (!policy.network) args.push('--unshare-net');
+  // Their sockets are gone from the emptied dirs; an abstract D-Bus address would still reach the bus with the network on.
+  args.push('--unsetenv', 'SSH_AUTH_SOCK', '--unsetenv', 'DBUS_SESSION_BUS_ADDRESS');
   args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', policy.root);
   return args;
 }
@@ -83,8 +162,10 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
   const hidden = secretPaths(env, options.hide)
     .filter(path => existsSync(path))
     .map(path => ({path, directory: isDirectory(path)}));
-  const args = bwrapArgs({root, tmp, hidden, network: options.network});
-  const probed = runProbe(bwrap, [...args, '--', 'true']).then(async problem => {
+  const runtime = runtimeDirs(env);
+  const policy = {root, tmp, hidden, network: options.network, runtime, kept: keptFromRuntime(runtime, options.network)};
+  const argsNow = () => bwrapArgs({...policy, readOnly: protectedPaths(root)});
+  const probed = runProbe(bwrap, [...argsNow(), '--', 'true']).then(async problem => {
     if (problem !== null) await rm(tmp, {recursive: true, force: true});
     return problem;
   });
@@ -100,7 +181,7 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
       const said = unavailable(options, problem);
       return said.ok ? said.notice : said.error;
     },
-    wrap: argv => [bwrap, ...args, '--', ...argv],
+    wrap: argv => [bwrap, ...argsNow(), '--', ...argv],
     network: options.network,
     close: async () => {
       await probed;
@@ -134,6 +215,11 @@ function runProbe(file: string, args: string[]): Promise<string | null> {
       resolve(code === 0 ? null : `bwrap does not work here (${line || `exit ${code}`})`);
     });
   });
+}
+
+function isUnder(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 
 function isDirectory(path: string): boolean {

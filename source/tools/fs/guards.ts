@@ -12,6 +12,11 @@ import {fail, isCode, isInside, resolvePath, type ExistingFile, type FsResult, t
  */
 const VCS_DIRS = new Set(['.git', '.hg', '.svn', '.jj', '.bzr', '_darcs', '.pijul', '.fslckout', '_fossil_', 'cvs']);
 
+/** Whether a directory entry's name is a version-control directory (any case, as on macOS). */
+export function isVcsDirName(name: string): boolean {
+  return VCS_DIRS.has(name.toLowerCase());
+}
+
 /**
  * The version-control directory a path lies in (or is), or null. Both the path as written and
  * its real path are checked, so neither a symlink into `.git` nor `.GIT` on a case-insensitive
@@ -20,7 +25,7 @@ const VCS_DIRS = new Set(['.git', '.hg', '.svn', '.jj', '.bzr', '_darcs', '.piju
 export function vcsDirOf(root: string, resolved: ResolvedPath): string | null {
   for (const candidate of [resolved.absolute, resolved.real]) {
     const relative = isInside(root, candidate) ? path.relative(root, candidate) : candidate;
-    const hit = relative.split(path.sep).find(part => VCS_DIRS.has(part.toLowerCase()));
+    const hit = relative.split(path.sep).find(isVcsDirName);
     if (hit) return hit;
   }
   return null;

@@ -1,27 +1,85 @@
-import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {bwrapArgs, secretPaths, startSandbox} from '../../../source/agent/guard/sandbox.js';
+import {bwrapArgs, protectedPaths, runtimeDirs, secretPaths, startSandbox} from '../../../source/agent/guard/sandbox.js';
 import {sandboxPlausiblyCaused} from '../../../source/agent/guard/sandbox-failure.js';
 
 describe('secretPaths', () => {
   test("the usual credential dirs, nib's config, data and state dirs, and the configured list", () => {
     const env = {HOME: '/home/p', XDG_STATE_HOME: '/state'};
     expect(secretPaths(env, ['~/.kube', '/opt/keys', 'relative/ignored'])).toEqual([
-      '/home/p/.ssh', '/home/p/.aws', '/home/p/.gnupg', '/home/p/.netrc', '/home/p/.docker',
-      '/home/p/.config/nib', '/home/p/.local/share/nib', '/state/nib',
-      '/home/p/.kube', '/opt/keys',
+      '/home/p/.ssh', '/home/p/.aws', '/home/p/.gnupg', '/home/p/.netrc', '/home/p/.docker', '/home/p/.git-credentials',
+      '/home/p/.npmrc', '/home/p/.pypirc', '/home/p/.config/gh', '/home/p/.kube', '/home/p/.cargo/credentials',
+      '/home/p/.cargo/credentials.toml', '/home/p/.config/gcloud', '/home/p/.azure', '/home/p/.local/share/keyrings',
+      '/home/p/.password-store', '/home/p/.config/nib', '/home/p/.local/share/nib', '/state/nib', '/opt/keys',
     ]);
+  });
+
+  test('gh and the keyrings are also hidden where the XDG dirs moved them', () => {
+    const paths = secretPaths({HOME: '/home/p', XDG_CONFIG_HOME: '/cfg', XDG_DATA_HOME: '/data'});
+    expect(paths).toEqual(expect.arrayContaining(['/cfg/gh', '/data/keyrings', '/home/p/.config/gh', '/cfg/nib']));
+  });
+});
+
+describe('runtimeDirs', () => {
+  test('/run always, $XDG_RUNTIME_DIR when it is a directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'nib-runtime-'));
+    try {
+      expect(runtimeDirs({})[0]).toBe('/run');
+      expect(runtimeDirs({XDG_RUNTIME_DIR: dir})).toContain(dir);
+      expect(runtimeDirs({XDG_RUNTIME_DIR: join(dir, 'missing')})).not.toContain(join(dir, 'missing'));
+      expect(runtimeDirs({XDG_RUNTIME_DIR: 'relative'})).not.toContain('relative');
+    } finally {
+      await rm(dir, {recursive: true, force: true});
+    }
+  });
+});
+
+describe('protectedPaths', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await realpath(await mkdtemp(join(tmpdir(), 'nib-protected-')));
+  });
+  afterEach(() => rm(root, {recursive: true, force: true}));
+
+  test('existing version-control dirs (any case), .nib and .mcp.json; nothing else', async () => {
+    for (const dir of ['.git', 'CVS', '.nib', 'src']) await mkdir(join(root, dir));
+    for (const file of ['.mcp.json', 'README.md']) await writeFile(join(root, file), '');
+    expect(protectedPaths(root).sort()).toEqual([join(root, '.git'), join(root, '.mcp.json'), join(root, '.nib'), join(root, 'CVS')]);
+  });
+
+  test('a link is protected at its target inside the workspace; one outside, dangling or to the root is left alone', async () => {
+    await mkdir(join(root, 'real-git'));
+    await symlink(join(root, 'real-git'), join(root, '.git'));
+    await symlink('/usr', join(root, '.hg'));
+    await symlink(join(root, 'missing'), join(root, '.nib'));
+    await symlink(root, join(root, '.jj'));
+    expect(protectedPaths(root)).toEqual([join(root, 'real-git')]);
+  });
+
+  test('a workspace that cannot be listed protects nothing rather than failing', () => {
+    expect(protectedPaths(join(root, 'missing'))).toEqual([]);
   });
 });
 
 describe('bwrapArgs', () => {
-  test('read-only root, writable workspace and /tmp, hidden paths last; network only when asked', () => {
-    const args = bwrapArgs({root: '/w', tmp: '/t', hidden: [{path: '/h/.ssh', directory: true}, {path: '/h/.netrc', directory: false}], network: false});
+  test('read-only root, runtime dirs emptied, writable workspace and /tmp, control files read-only, hidden paths last; network only when asked', () => {
+    const args = bwrapArgs({
+      root: '/w',
+      tmp: '/t',
+      hidden: [{path: '/h/.ssh', directory: true}, {path: '/h/.netrc', directory: false}],
+      network: false,
+      runtime: ['/run', '/xdg'],
+      kept: ['/run/resolv.conf'],
+      readOnly: ['/w/.git', '/w/.nib'],
+    });
     expect(args.join(' ')).toBe(
-      '--ro-bind / / --dev /dev --proc /proc --bind /t /tmp --bind /w /w --tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
-        '--unshare-pid --unshare-ipc --die-with-parent --unshare-net --setenv TMPDIR /tmp --chdir /w',
+      '--ro-bind / / --dev /dev --proc /proc --tmpfs /run --tmpfs /xdg --ro-bind /run/resolv.conf /run/resolv.conf ' +
+        '--bind /t /tmp --bind /w /w --ro-bind /w/.git /w/.git --ro-bind /w/.nib /w/.nib ' +
+        '--tmpfs /h/.ssh --ro-bind /dev/null /h/.netrc ' +
+        '--unshare-pid --unshare-ipc --die-with-parent --unshare-net ' +
+        '--unsetenv SSH_AUTH_SOCK --unsetenv DBUS_SESSION_BUS_ADDRESS --setenv TMPDIR /tmp --chdir /w',
     );
     expect(bwrapArgs({root: '/w', tmp: '/t', hidden: [], network: true})).not.toContain('--unshare-net');
   });
@@ -67,6 +125,21 @@ describe('startSandbox', () => {
     expect(argv).toContain(join(home, '.aws'));
     expect(argv).not.toContain(join(home, '.ssh'));
     expect(argv.slice(-4)).toEqual(['--', 'bash', '-c', 'true']);
+    await started.sandbox.close();
+  });
+
+  test("a workspace's .git made after the start is read-only from the next command on", async () => {
+    const fake = join(root, 'bwrap');
+    await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
+    const started = await startSandbox({setting: 'on', network: false, hide: []}, root, {HOME: join(root, 'home')}, fake);
+    if (!started.ok || !started.sandbox) throw new Error('expected a sandbox');
+    expect(started.sandbox.wrap(['true'])).not.toContain(join(root, '.git'));
+    await mkdir(join(root, '.git'));
+    const argv = started.sandbox.wrap(['true']);
+    const at = argv.indexOf(join(root, '.git'));
+    expect(argv.slice(at - 1, at + 2)).toEqual(['--ro-bind', join(root, '.git'), join(root, '.git')]);
+    // After the writable workspace bind, or that bind would cover it.
+    expect(at).toBeGreaterThan(argv.findIndex((arg, i) => arg === '--bind' && argv[i + 1] === root));
     await started.sandbox.close();
   });
 });
