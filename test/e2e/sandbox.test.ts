@@ -1,6 +1,6 @@
 import {execFileSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
-import {mkdir, mkdtemp, readFile, rm, symlink, writeFile} from 'node:fs/promises';
+import {copyFile, link, mkdir, mkdtemp, readFile, rm, symlink, writeFile} from 'node:fs/promises';
 import {createServer, type AddressInfo, type Server} from 'node:net';
 import {dirname, join} from 'node:path';
 import {describe, expect, test} from 'vitest';
@@ -118,8 +118,12 @@ describe('the sandbox (nib -p, yolo)', () => {
         "s.on('connect', () => { console.log('CONNECTED ' + process.argv[2]); s.destroy(); });\n" +
         "s.on('error', e => console.log('UNREACHABLE ' + process.argv[2] + ' ' + e.code));\n",
     );
+    // The node running the tests may live under /tmp (a checkout there), which the sandbox hides:
+    // the probe runs a copy of it in the workspace, which the sandbox always shows.
+    const node = join(run.home.workspace, 'probe-node');
+    await link(process.execPath, node).catch(() => copyFile(process.execPath, node));
     const probe = [
-      ...sockets.map(socket => `'${process.execPath}' probe.cjs ${socket}`),
+      ...sockets.map(socket => `./probe-node probe.cjs ${socket}`),
       'echo "ssh=${SSH_AUTH_SOCK:-unset} dbus=${DBUS_SESSION_BUS_ADDRESS:-unset}"',
     ].join('; ');
     const env = {XDG_RUNTIME_DIR: runtime, SSH_AUTH_SOCK: sockets[0], DBUS_SESSION_BUS_ADDRESS: `unix:path=${sockets[0]}`};
