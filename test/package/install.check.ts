@@ -96,9 +96,10 @@ describe('the packed package', () => {
       height: 40,
     });
     try {
-      await term.waitForText(/Allow (edit|write)\?/, {timeoutMs: 30_000});
+      // A key counts once the prompt shows its keys (keys typed before it was ready are ignored).
+      await term.waitForText(/Allow (edit|write)\? y yes/, {timeoutMs: 30_000});
       await term.send('y');
-      await term.waitForText(/Allow (bash|command)/, {timeoutMs: 30_000});
+      await term.waitForText(/Allow (bash|command)\S* y yes/, {timeoutMs: 30_000});
       await term.send('y');
       await term.waitForText('That was the whole demo', {timeoutMs: 30_000});
     } finally {
