@@ -68,7 +68,7 @@ async function runInteractiveApp(config: Config): Promise<number> {
 /** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */
 async function withCustomCommand(prompt: string, root: string): Promise<string> {
   if (!prompt.trimStart().startsWith('/')) return prompt;
-  const {loadCustomCommands, expandCustomPrompt} = await import('./commands/custom.js');
+  const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
   const {nibDir} = await import('./agent/config/xdg.js');
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns: []});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
