@@ -1,5 +1,6 @@
 import {readdir, readFile} from 'node:fs/promises';
 import path from 'node:path';
+import {firstLine} from '../core/text.js';
 
 /**
  * Custom commands: Markdown prompts in `.nib/commands/` (the project's) and
@@ -95,15 +96,11 @@ export async function parseCommandFile(text: string): Promise<{ok: true; value: 
     }
   }
   const field = (key: string) => (typeof fields[key] === 'string' || typeof fields[key] === 'number' ? String(fields[key]).trim() : undefined);
-  const description = field('description') ?? firstLine(body);
+  const description = field('description') ?? firstLine(body, 60);
   const args = field('argument-hint');
   return {ok: true, value: {description, ...(args ? {args} : {}), body}};
 }
 
-function firstLine(body: string): string {
-  const line = body.split('\n').find(candidate => candidate.trim() !== '')?.trim() ?? '';
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
 
 /**
  * The prompt a command sends. Arguments the body has no placeholder for are added at the end, so

@@ -4,6 +4,7 @@ import type {AgentSession, RewindScope} from '../agent/session/agent-session.js'
 import type {RewindPoint} from '../agent/session/rewind.js';
 import type {Overlay, UiInput} from '../state/reducer.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
+import {BUSY_MESSAGE} from '../agent/session/core.js';
 
 /** Sessions, undo and compaction: each asks the session and shows its answer. */
 export const sessionCommands: readonly SlashCommand[] = [
@@ -16,10 +17,9 @@ export const sessionCommands: readonly SlashCommand[] = [
   {name: 'init', description: 'ask the model to write a starter AGENTS.md', run: (_arg, context) => context.submit(INIT_PROMPT)},
 ];
 
-const BUSY = 'Wait for the turn to finish (or press esc) first.';
 
 async function planUndo(arg: string, context: CommandContext) {
-  if (context.session.busy) return note(context, BUSY);
+  if (context.session.busy) return note(context, BUSY_MESSAGE);
   const turn = arg ? Number(arg) : undefined;
   if (turn !== undefined && (!Number.isInteger(turn) || turn < 1)) return note(context, 'Usage: /undo, or /undo N to go back to before turn N.');
   const plan = await context.session.planUndo(turn);
@@ -37,7 +37,7 @@ async function showDiff(_arg: string, context: CommandContext) {
 }
 
 async function resume(arg: string, context: CommandContext) {
-  if (context.session.busy) return note(context, BUSY);
+  if (context.session.busy) return note(context, BUSY_MESSAGE);
   if (arg) return reportFailure(context.dispatch, await context.session.resume(arg));
   context.dispatch({type: 'show-overlay', overlay: {kind: 'picker', sessions: await context.session.sessions(), cancelLabel: 'back to this session'}});
 }
@@ -54,7 +54,7 @@ async function sessions(arg: string, context: CommandContext) {
 }
 
 async function compact(_arg: string, context: CommandContext) {
-  if (context.session.busy) return note(context, BUSY);
+  if (context.session.busy) return note(context, BUSY_MESSAGE);
   note(context, 'Compacting: the model summarises the older turns…');
   const result = await context.session.compact();
   if (!result.ok) return note(context, result.error);
@@ -72,7 +72,7 @@ export async function answerUndo(session: AgentSession, dispatch: (input: UiInpu
 
 /** /rewind and esc twice: the earlier prompts to choose from. */
 export function openRewind(session: AgentSession, dispatch: (input: UiInput) => void) {
-  if (session.busy) return dispatch({type: 'notice', text: BUSY});
+  if (session.busy) return dispatch({type: 'notice', text: BUSY_MESSAGE});
   const points = session.rewindPoints();
   if (points.length === 0) return dispatch({type: 'notice', text: 'No earlier prompt to rewind to.'});
   dispatch({type: 'show-overlay', overlay: {kind: 'rewind', points}});

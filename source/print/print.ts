@@ -3,6 +3,7 @@ import type {AgentSession, SessionEvent} from '../agent/session/agent-session.js
 import type {AgentEvent} from '../core/events.js';
 import {showInvisible, toTerminalText} from '../core/terminal-text.js';
 import {compactionNote} from '../agent/window-text.js';
+import {firstLine} from '../core/text.js';
 
 /** Where print mode writes. stdout carries the answer (or JSON events) and nothing else. */
 export type PrintIO = {
@@ -157,10 +158,6 @@ function failureLine(event: Extract<AgentEvent, {type: 'tool-result'}>): string 
   return firstLine(event.content);
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
 
 function isTTY(stream: NodeJS.WritableStream): boolean {
   return (stream as {isTTY?: boolean}).isTTY === true;

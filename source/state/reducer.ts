@@ -12,6 +12,7 @@ import {compactionNote} from '../agent/window-text.js';
 import {outputTailChars} from './coalesce.js';
 import {emptyScan, scanSafePoints} from './split.js';
 import type {LiveTurn, ToolView, TranscriptItem, UiInput, UiState, UsageTotals} from './types.js';
+import {firstLine} from '../core/text.js';
 
 export type {LiveTurn, Overlay, ToolStatus, ToolView, TranscriptItem, UiAction, UiInput, UiState, UsageTotals} from './types.js';
 export {coalesceDeltas} from './coalesce.js';
@@ -226,10 +227,6 @@ function addUsage(totals: UsageTotals, usage: Usage): UsageTotals {
   };
 }
 
-function firstLine(text: string): string {
-  const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
 
 export function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s` : `${Math.round(ms / 1000)} s`;

@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process';
 import type {GuardSettings} from './settings.js';
 import type {HookEvent} from './schema.js';
+import {firstLine} from '../../core/text.js';
 
 /** Claude Code's default: a hook that has not finished in a minute is killed. */
 const DEFAULT_TIMEOUT_S = 60;
@@ -126,7 +127,3 @@ function runOne(command: string, input: HookInput, timeoutMs: number, env: NodeJ
   });
 }
 
-function firstLine(text: string): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}

@@ -1,7 +1,7 @@
 import type {Result} from '../../core/result.js';
 import type {SessionEvent, SessionListener} from './events.js';
 
-const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
+export const BUSY_MESSAGE = 'Wait for the turn to finish (or press esc) first.';
 const MAX_BACKLOG = 100;
 
 /**
