@@ -20,6 +20,7 @@ import {useRedraw} from './hooks/use-redraw.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {typingMention} from './core/mentions.js';
+import {IDLE_PLACEHOLDER, type TypedAhead} from './early-prompt.js';
 
 export type AppProps = {
   readonly session: AgentSession;
@@ -28,6 +29,8 @@ export type AppProps = {
   readonly initialHistory: readonly string[];
   /** Sent as soon as the session opens (`nib "fix the test"`). */
   readonly initialPrompt?: string;
+  /** Keys typed before the app loaded (see early-prompt.ts): the draft, or a prompt sent with Enter. */
+  readonly typedAhead?: TypedAhead;
   /** The working directory as the status bar shows it. */
   readonly cwdLabel: string;
   /** Slash commands on offer (the default table unless a test narrows it). */
@@ -41,7 +44,7 @@ export type AppProps = {
 };
 
 /** The interactive session: subscribes to the session and hands its state to the components. */
-export function App({session, history, initialHistory, initialPrompt, cwdLabel, commands = slashCommands, openPicker: pickFirst, stop, notices}: AppProps) {
+export function App({session, history, initialHistory, initialPrompt, typedAhead, cwdLabel, commands = slashCommands, openPicker: pickFirst, stop, notices}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
@@ -50,7 +53,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
   useMcp(session.mcp, dispatch);
   const prompts = useHistory(history, initialHistory);
   const edit = useExternalEditor();
-  const [input, setInput] = useState('');
+  const [input, setInput] = useState(typedAhead && !typedAhead.sent ? typedAhead.text : '');
   const approval = state.approvals[0];
   const isApproving = approval !== undefined;
   const overlay = state.overlay;
@@ -74,7 +77,8 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
     if (pickFirst) void openPicker(session, dispatch);
     else if (session.chooseModel) openModelPicker(session, dispatch);
     else if (initialPrompt) send(initialPrompt);
-  }, [pickFirst, initialPrompt, session, dispatch, send, notices]);
+    else if (typedAhead?.sent) submit(typedAhead.text);
+  }, [pickFirst, initialPrompt, typedAhead, session, dispatch, send, submit, notices]);
 
   // Exits once the interrupted turn has wound down: its command group is killed and its events are
   // in the session log.
@@ -155,7 +159,7 @@ export function App({session, history, initialHistory, initialPrompt, cwdLabel, 
               mentionSearch={mentionSearch}
               isActive={!isApproving}
               onEditInEditor={() => void editPrompt()}
-              placeholder={state.busy ? 'working… type to queue a message' : 'ask nib to do something, or / for commands'}
+              placeholder={state.busy ? 'working… type to queue a message' : IDLE_PLACEHOLDER}
             />
           </>
         )}

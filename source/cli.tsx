@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
 import {redact} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
+import {drawEarlyPrompt} from './early-prompt.js';
 import {LIMITS} from './core/limits.js';
 import type {Result} from './core/result.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
@@ -61,8 +62,14 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
 async function runInteractiveApp(config: Config): Promise<number> {
   // Keys typed while the app loads must not echo, and Ctrl+C must stay a key (runInteractive says more).
   if (process.stdin.isTTY) process.stdin.setRawMode(true);
+  // The prompt shows, and takes keys, before the app's code has even loaded. Not when something
+  // else comes first: the session picker, a prompt given on the command line, or no model yet.
+  const early =
+    config.model && config.resume !== true && !config.prompt && process.env['TERM'] !== 'dumb'
+      ? drawEarlyPrompt({stdin: process.stdin, stdout: process.stdout, hasColor: !process.env['NO_COLOR']})
+      : undefined;
   const {runInteractive} = await import('./interactive.js');
-  return runInteractive(config);
+  return runInteractive(config, {early});
 }
 
 /** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */

@@ -14,6 +14,7 @@ import {slashCommands} from './commands/slash.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
+import type {EarlyPrompt} from './early-prompt.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
 
@@ -35,6 +36,8 @@ function tildify(path: string, home: string): string {
 }
 
 export type InteractiveOptions = {
+  /** The prompt line drawn before this module loaded (cli.tsx); the app takes over its keys. */
+  early?: EarlyPrompt | undefined;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   env?: NodeJS.ProcessEnv;
@@ -69,6 +72,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     incrementalRendering: true,
   };
   if (problem) {
+    await options.early?.discard();
     const instance = render(
       <ThemeContext value={theme}>
         <FirstRunScreen problem={problem} configPath={config.configPath} />
@@ -83,6 +87,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const root = await resolveWorkspace(config.cwd);
   const items = root.ok ? await trustQuestion(config, root.value, env) : null;
   if (root.ok && items) {
+    await options.early?.discard();
     const trusted = await askTrust({workspace: tildify(root.value, env['HOME'] || homedir()), items, theme, renderOptions});
     const saved = await rememberTrust(env, root.value, trusted);
     if (!saved.ok) process.stderr.write(`nib: ${saved.error}\n`);
@@ -90,6 +95,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // The session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
   const opened = await openSession(config, env, {canAsk: true});
   if (!opened.ok) {
+    await options.early?.discard();
     if (stdin.isTTY) stdin.setRawMode(false);
     process.stderr.write(`nib: ${opened.error}\n`);
     return 1;
@@ -101,6 +107,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const cwdLabel = tildify(session.root, env['HOME'] || homedir());
   const {commands, notices} = await withCustomCommands(slashCommands, session.root, env);
   const stop = new AbortController();
+  const typedAhead = await options.early?.handOver();
   const instance = render(
     <ThemeContext value={theme}>
       <MarkdownLoader load={loadMarkdown}>
@@ -114,6 +121,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
           openPicker={config.resume === true}
           stop={stop.signal}
           {...(config.prompt ? {initialPrompt: config.prompt} : {})}
+          {...(typedAhead ? {typedAhead} : {})}
         />
       </MarkdownLoader>
     </ThemeContext>,

@@ -13,6 +13,7 @@ import {waitFor} from './support/wait-for.js';
 import {createDemoProject} from '../source/demo/index.js';
 import {demoPrompt} from '../source/demo/project.js';
 import {startDemoServer} from '../source/demo/server.js';
+import type {TypedAhead} from '../source/early-prompt.js';
 
 let dir: string;
 let server: OpenAiServer | undefined;
@@ -33,13 +34,13 @@ afterEach(async () => {
   await rm(dir, {recursive: true, force: true});
 });
 
-async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string} = {}) {
+async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string; typedAhead?: TypedAhead} = {}) {
   server = await startOpenAiServer(script);
   const sandbox = await createSandbox('nib-app-');
   cleanups.push(sandbox.cleanup);
   const {session} = await openTestSession({...sandbox, workspace: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
   const historyFile = join(dir, '.state', 'history');
-  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {})});
+  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {}), ...(options.typedAhead ? {typedAhead: options.typedAhead} : {})});
   unmount = () => {
     app.unmount();
     void session.close();
@@ -61,6 +62,28 @@ test('a prompt streams an answer into the transcript; the status bar counts toke
   expect(screen).toContain('↑1.2k ↓30');
   expect(screen).toContain('enter send');
   expect(server!.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'hi there'});
+});
+
+test('keys typed before the app loaded: a draft stays in the prompt, to finish and send', async () => {
+  const app = await start([sse.text('Got it.')], {typedAhead: {text: 'half typ', sent: false}});
+  expect(app.screen()).toContain('› half typ');
+  await app.type('ed', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('Got it.'));
+  expect(server!.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'half typed'});
+});
+
+test('keys typed before the app loaded: Enter sent the prompt, as it would from the app (slash commands too)', async () => {
+  const app = await start([sse.text('Answered.')], {typedAhead: {text: 'early question', sent: true}});
+  await waitFor(() => expect(app.screen()).toContain('Answered.'));
+  expect(server!.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'early question'});
+  // The prompt history has it, as it has anything sent with Enter.
+  await waitFor(() => expect(readFileSync(app.historyFile, 'utf8')).toContain('early question'));
+});
+
+test('keys typed before the app loaded: a slash command sent with Enter runs as a command', async () => {
+  const app = await start([], {typedAhead: {text: '/help', sent: true}});
+  await waitFor(() => expect(app.screen()).toMatch(/\/compact/));
+  expect(server!.requests).toHaveLength(0);
 });
 
 test('read, then an edit approved with y: the file is written and the badges say so', async () => {

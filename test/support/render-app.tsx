@@ -5,12 +5,13 @@ import {App} from '../../source/app.js';
 import {MarkdownContext} from '../../source/components/Markdown.js';
 import {renderMarkdown} from '../../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
+import type {TypedAhead} from '../../source/early-prompt.js';
 import {plain, typist} from '../components/helpers.js';
 
 /** The app as runInteractive mounts it, over a real session, in ink-testing-library. */
 export async function renderApp(
   session: AgentSession,
-  options: {historyFile: string; history?: readonly string[]; prompt?: string; openPicker?: boolean},
+  options: {historyFile: string; history?: readonly string[]; prompt?: string; openPicker?: boolean; typedAhead?: TypedAhead},
 ) {
   const store = createPromptHistory(options.historyFile);
   for (const entry of options.history ?? []) await store.append(entry);
@@ -25,6 +26,7 @@ export async function renderApp(
           cwdLabel="~/project"
           {...(options.prompt ? {initialPrompt: options.prompt} : {})}
           {...(options.openPicker ? {openPicker: true} : {})}
+          {...(options.typedAhead ? {typedAhead: options.typedAhead} : {})}
         />
       </MarkdownContext>
     </ThemeContext>,

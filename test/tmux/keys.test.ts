@@ -24,6 +24,22 @@ describe('keys in a real terminal', () => {
     expect(screen).toMatch(/interrupted/i);
   });
 
+  test('a prompt typed and sent the moment the prompt shows (before the app has loaded) reaches the model whole', async () => {
+    const session = await start({script: [sse.text('early bird answer')]});
+    const {term, server} = session;
+    // The prompt line is drawn before React and Ink load; keys typed now are echoed and kept.
+    await term.waitForText(IDLE, {timeoutMs: 10_000});
+    await term.type('fix teh');
+    await term.send('BSpace', 'BSpace', 'BSpace');
+    await term.type('the build');
+    await term.send('Enter');
+    await term.waitForText('early bird answer');
+    expect(server.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'fix the build'});
+    const screen = await term.capture();
+    // One prompt line, not the early one left behind above the app's.
+    expect(screen.match(/› fix the build/g)).toHaveLength(1);
+  });
+
   test('Ctrl+C twice exits and the terminal is restored (cooked mode, echo, cursor)', async () => {
     const session = await start({
       script: [],

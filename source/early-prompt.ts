@@ -1,0 +1,107 @@
+import {StringDecoder} from 'node:string_decoder';
+
+/**
+ * The prompt line, drawn with plain escape codes while React, Ink and the session load (~150 ms),
+ * so the first key a person types shows at once instead of after the first Ink frame. Printable
+ * characters and Backspace are handled here; the first other key (Escape, Ctrl+C, an arrow, a
+ * paste, Enter after text) ends the early phase and is left, with everything after it, for Ink.
+ */
+
+/** What was typed before the app took over: a draft, or a prompt already sent with Enter. */
+export type TypedAhead = {readonly text: string; readonly sent: boolean};
+
+export type EarlyPrompt = {
+  /** Erases the line and stops reading; returns the draft. Unread keys stay queued for Ink. */
+  handOver(): Promise<TypedAhead>;
+  /** Erases the line; what was typed is dropped (a question comes first and must not get it). */
+  discard(): Promise<void>;
+};
+
+export const IDLE_PLACEHOLDER = 'ask nib to do something, or / for commands';
+
+type Terminal = {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  /** False with NO_COLOR: the cursor keeps its inverse video, the text loses its colors. */
+  hasColor: boolean;
+};
+
+// Begin and end a synchronized update: the erased line and Ink's first frame show together.
+const BSU = '\u001B[?2026h';
+const ESU = '\u001B[?2026l';
+
+export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPrompt {
+  const decoder = new StringDecoder('utf8');
+  let draft = '';
+  let sent = false;
+  let rest = '';
+  let reading = true;
+  const paint = (code: string, text: string) => (hasColor ? `\u001B[${code}m${text}\u001B[39m` : text);
+  const draw = () => {
+    const body = draft === '' ? `\u001B[7m${IDLE_PLACEHOLDER[0]}\u001B[27m${paint('90', IDLE_PLACEHOLDER.slice(1))}` : `${tail(draft, Math.max(10, (stdout.columns || 80) - 4))}\u001B[7m \u001B[27m`;
+    stdout.write(`\r\u001B[2K${paint('36', '›')} ${body}`);
+  };
+  const stop = () => {
+    if (!reading) return;
+    reading = false;
+    stdin.off('data', onData);
+    stdin.pause();
+  };
+  const onData = (chunk: Buffer) => {
+    const text = decoder.write(chunk);
+    let index = 0;
+    for (; index < text.length; index++) {
+      const char = text[index]!;
+      if (char === '\u007F' || char === '\b') draft = [...draft].slice(0, -1).join('');
+      else if (char >= ' ') draft += char;
+      else break;
+    }
+    draw();
+    if (index === text.length) return;
+    // Enter after some text sends it once the app is up; any other key is the app's to read.
+    sent = text[index] === '\r' && draft.trim() !== '';
+    rest = text.slice(sent ? index + 1 : index);
+    stop();
+  };
+  // The cursor is hidden while Ink draws; the inverse-video cell stands in for it, as in the app.
+  stdout.write('\u001B[?25l');
+  draw();
+  stdin.on('data', onData);
+  const erase = async () => {
+    stop();
+    // A TTY stream paused in the same tick as Ink starts to read it is left reading nothing, and
+    // the process would end with nothing to wait for; a tick in between avoids that.
+    await new Promise(resolve => setImmediate(resolve));
+    stdout.write(`${BSU}\r\u001B[2K`);
+    // Ink's first frame follows in the same tick and ends the update; this ends it if none comes.
+    setImmediate(() => stdout.write(ESU));
+  };
+  return {
+    async handOver() {
+      await erase();
+      if (rest) stdin.unshift(Buffer.from(rest, 'utf8'));
+      return {text: draft, sent};
+    },
+    async discard() {
+      await erase();
+      stdout.write('\u001B[?25h');
+    },
+  };
+}
+
+/**
+ * The end of `text` that fits in `columns`, so a long draft never wraps the line. Characters from
+ * U+1100 on count as two columns (East Asian wide, emoji): at worst the line shows less.
+ */
+function tail(text: string, columns: number): string {
+  const chars = [...text];
+  let used = 0;
+  let start = chars.length;
+  while (start > 0) {
+    const next = (chars[start - 1]!.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1;
+    if (used + next > columns) break;
+    used += next;
+    start--;
+  }
+  return chars.slice(start).join('');
+}
