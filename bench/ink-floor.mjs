@@ -1,13 +1,14 @@
 // Not a bench of its own: the floor for tui.mjs part 3. A bare Ink app with nib's layout (finished
 // paragraphs in <Static>, the open paragraph live, three lines of prompt, status and hints under
-// it) streams the answer in argv[2] as nib does: 8 characters every 20 ms, drawn at most every
-// 80 ms, incremental rendering. It starts on the first key and exits after the last paragraph.
+// it) streams the answer in argv[2] as tui.mjs part 3 sends it to nib: a thousandth of it every
+// 20 ms, drawn at most every 80 ms, incremental rendering. It starts on the first key and exits after the last paragraph.
 import {readFileSync} from 'node:fs';
 import {Box, render, Static, Text, useApp, useInput} from 'ink';
 import {createElement as h, useEffect, useState} from 'react';
 
 const answer = readFileSync(process.argv[2], 'utf8');
 const FRAME_MS = 80;
+const STEP = Math.ceil(answer.length / 1000);
 
 function Floor() {
   const {exit} = useApp();
@@ -17,7 +18,7 @@ function Floor() {
   useEffect(() => {
     if (!started) return;
     let sent = 0;
-    const tick = setInterval(() => (sent = Math.min(answer.length, sent + 8)), 20);
+    const tick = setInterval(() => (sent = Math.min(answer.length, sent + STEP)), 20);
     const frame = setInterval(() => {
       setShown(sent);
       if (sent >= answer.length) {
@@ -31,7 +32,8 @@ function Floor() {
       clearInterval(frame);
     };
   }, [started, exit]);
-  const text = answer.slice(0, shown);
+  // Once all of it is in, the last paragraph goes to <Static> too, as nib's does when the turn ends.
+  const text = answer.slice(0, shown) + (shown >= answer.length ? '\n\n' : '');
   const cut = text.lastIndexOf('\n\n');
   const finished = cut < 0 ? [] : text.slice(0, cut).split('\n\n');
   const open = cut < 0 ? text : text.slice(cut + 2);

@@ -140,10 +140,10 @@ try {
 
   // 3. 2,000 tokens at 100 tokens/s.
   for (const [label, cli] of wanted(3) ? builds : []) {
-    // Two 4-character tokens per event every 20 ms: the server's timer overhead per write would
-    // make one token per 10 ms noticeably slower than 100 tokens/s.
+    // Two tokens per event (a token here is a word and its space, ~5.4 characters), one event
+    // every 20 ms: 1,000 events in 20 s.
     const answer = makeAnswer(2_000);
-    const response = sse.slow(sse.text(answer, {chunkSize: 8}), 20);
+    const response = sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20);
     const nib = await streamRun(answer, response, cli);
     print(
       `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +

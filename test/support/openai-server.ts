@@ -231,11 +231,14 @@ async function play(res: ServerResponse, response: StreamResponse, closing: Abor
 
   const limit = Math.min(response.resetAfterBytes ?? Infinity, response.stallAfterBytes ?? Infinity);
   let sent = 0;
-  let first = true;
+  // Writes keep to a schedule (the k-th at k * delayMs), so a slow stream has the rate it names
+  // however late each timer fires on a busy machine.
+  const started = performance.now();
+  let index = 0;
   for (const piece of split(response)) {
     if (stop.aborted) return;
-    if (!first && response.delayMs > 0 && !(await sleep(response.delayMs, stop))) return;
-    first = false;
+    const due = started + index++ * response.delayMs;
+    if (index > 1 && response.delayMs > 0 && !(await sleep(Math.max(0, due - performance.now()), stop))) return;
     const room = limit - sent;
     const chunk = piece.length > room ? piece.subarray(0, room) : piece;
     if (chunk.length > 0) await write(res, chunk);

@@ -11,7 +11,7 @@
  *   sse.rateLimited(1) / sse.serverError() / sse.unauthorized() / sse.rejectStreamOptions()
  *   sse.reset(sse.text('partial answer'), 120)     socket destroyed after 120 body bytes
  *   sse.stall(sse.text('abc'), 100)                headers + 100 bytes, then silence until closed
- *   sse.slow(sse.text('...'), 20)                  20 ms between writes
+ *   sse.slow(sse.text('...'), 20)                  a write every 20 ms
  *
  * Everything here is plain data, so a script can be built once and inspected.
  */
@@ -224,7 +224,7 @@ function stall(response: StreamResponse = text(''), afterBytes = 0): StreamRespo
   return {...response, stallAfterBytes: afterBytes};
 }
 
-/** The response with `delayMs` between writes. */
+/** The response written `delayMs` apart, on a schedule that makes up for late timers. */
 function slow(response: StreamResponse, delayMs: number): StreamResponse {
   return {...response, delayMs};
 }
