@@ -68,8 +68,14 @@ async function runInteractiveApp(config: Config): Promise<number> {
     config.model && config.resume !== true && !config.prompt && process.env['TERM'] !== 'dumb'
       ? drawEarlyPrompt({stdin: process.stdin, stdout: process.stdout, hasColor: !process.env['NO_COLOR']})
       : undefined;
-  const {runInteractive} = await import('./interactive.js');
-  return runInteractive(config, {early});
+  try {
+    const {runInteractive} = await import('./interactive.js');
+    return await runInteractive(config, {early});
+  } catch (error) {
+    // Whatever went wrong is reported on a line of its own, not after the prompt's text.
+    await early?.discard();
+    throw error;
+  }
 }
 
 /** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */

@@ -13,7 +13,10 @@ export type TypedAhead = {readonly text: string; readonly sent: boolean};
 export type EarlyPrompt = {
   /** Erases the line and stops reading; returns the draft. Unread keys stay queued for Ink. */
   handOver(): Promise<TypedAhead>;
-  /** Erases the line; what was typed is dropped (a question comes first and must not get it). */
+  /**
+   * Erases the line; what was typed is dropped (a question comes first and must not get it).
+   * Does nothing once the line was handed over or discarded.
+   */
   discard(): Promise<void>;
 };
 
@@ -64,10 +67,17 @@ export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPromp
     stop();
   };
   // The cursor is hidden while Ink draws; the inverse-video cell stands in for it, as in the app.
+  // If nib ends before the app takes over, the terminal gets its cursor back.
+  const restore = () => stdout.write('\u001B[?25h');
   stdout.write('\u001B[?25l');
   draw();
   stdin.on('data', onData);
+  process.once('exit', restore);
+  let erased = false;
   const erase = async () => {
+    if (erased) return false;
+    erased = true;
+    process.off('exit', restore);
     stop();
     // A TTY stream paused in the same tick as Ink starts to read it is left reading nothing, and
     // the process would end with nothing to wait for; a tick in between avoids that.
@@ -75,16 +85,15 @@ export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPromp
     stdout.write(`${BSU}\r\u001B[2K`);
     // Ink's first frame follows in the same tick and ends the update; this ends it if none comes.
     setImmediate(() => stdout.write(ESU));
+    return true;
   };
   return {
     async handOver() {
-      await erase();
-      if (rest) stdin.unshift(Buffer.from(rest, 'utf8'));
+      if ((await erase()) && rest) stdin.unshift(Buffer.from(rest, 'utf8'));
       return {text: draft, sent};
     },
     async discard() {
-      await erase();
-      stdout.write('\u001B[?25h');
+      if (await erase()) stdout.write('\u001B[?25h');
     },
   };
 }

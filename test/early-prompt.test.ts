@@ -93,4 +93,15 @@ describe('the early prompt', () => {
     expect(unread(stdin)).toBe('');
     expect(screen()).toContain('\u001B[?25h');
   });
+
+  it('once handed over, a later discard (an error in the app) leaves the screen alone', async () => {
+    const {stdin, stdout, screen} = terminal();
+    const early = drawEarlyPrompt({stdin, stdout, hasColor: false});
+    await early.handOver();
+    const before = screen();
+    await early.discard();
+    await new Promise(resolve => setImmediate(resolve));
+    // Only the end of the synchronized update that handOver began.
+    expect(screen().slice(before.length)).toBe('\u001B[?2026l');
+  });
 });
