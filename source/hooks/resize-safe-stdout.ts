@@ -63,7 +63,11 @@ export class ResizeSafeStdout extends EventEmitter {
     return this.out.writableEnded;
   }
 
+  /** When the app last wrote to the screen (performance.now()): the session's idle time reads it. */
+  lastWriteAt = 0;
+
   write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
+    this.lastWriteAt = performance.now();
     let data = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     if (this.narrowing && isCursorOnly(data)) {
       data = this.reflowedErase(data, this.narrowing.to);

@@ -18,6 +18,7 @@ export abstract class SessionCore {
    */
   private backlog: SessionEvent[] | null = [];
   private running: AbortController | null = null;
+  private readonly busyListeners = new Set<(busy: boolean) => void>();
   private isBusy = false;
 
   get busy(): boolean {
@@ -68,8 +69,15 @@ export abstract class SessionCore {
     return (await this.hold(work))?.value ?? {ok: false, error: BUSY_MESSAGE};
   }
 
+  /** Told each time the session becomes busy or free; unlike subscribe(), takes no backlog. */
+  onBusy(listener: (busy: boolean) => void): () => void {
+    this.busyListeners.add(listener);
+    return () => this.busyListeners.delete(listener);
+  }
+
   private setBusy(busy: boolean): void {
     this.isBusy = busy;
     this.emit({type: 'busy', busy});
+    for (const listener of this.busyListeners) listener(busy);
   }
 }
