@@ -48,9 +48,7 @@ export async function runPrint(config: Config, session: AgentSession, prompt: st
   });
   let reason;
   try {
-    // The server's window decides whether the prompt fits; it is waited for this long at most,
-    // while the SDK and the tools load.
-    session.prepare();
+    // The server's window decides whether the prompt fits; it is waited for this long at most.
     await session.window.ready(PROBE_WAIT_MS);
     reason = await session.prompt(prompt, {signal});
   } finally {

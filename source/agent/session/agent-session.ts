@@ -91,11 +91,6 @@ export class AgentSession extends SessionCore {
     setTimeout(() => void Promise.all([this.provider.prepare?.(), this.tools.load?.()]).catch(() => {}), 1500).unref();
   }
 
-  /** Loads the SDK now (print mode: while the server is asked for its window). */
-  prepare(): void {
-    void this.provider.prepare?.().catch(() => {});
-  }
-
   get mode(): ApprovalMode {
     return this.currentMode;
   }

@@ -11,7 +11,6 @@ import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
 import {modelFromServer} from './server-model.js';
 import {probeTarget} from './window.js';
-import {probeServer} from '../provider/server-info.js';
 
 export type OpenSessionOptions = {
   /** False in print mode: nobody is there to answer an approval. */
@@ -31,9 +30,6 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   const {config, notice, chooseModel} = chosen.value;
   const problem = readinessProblem(config);
   if (problem) return {ok: false, error: problem};
-  // The server is asked for its window first: the round trip overlaps with opening the session.
-  const asked = probeServer(probeTarget(config, config.model!));
-  asked.catch(() => {});
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
   // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
@@ -100,7 +96,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   });
   // In the background: the first frame never waits for it, print mode's first request only briefly.
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
-  void store.window.probe(probeTarget(config, session.model), session.history, false, asked);
+  void store.window.probe(probeTarget(config, session.model), session.history);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};

@@ -63,14 +63,13 @@ export class SessionWindow {
   }
 
   /**
-   * Starts asking the server (or takes a question already `asked`); `ready()` waits for it. Never
-   * throws. Asked once per session, and again after a model switch (`again`): each model has its
-   * own window on most local servers.
+   * Starts asking the server; `ready()` waits for it. Never throws. Asked once per session, and
+   * again after a model switch (`again`): each model has its own window on most local servers.
    */
-  probe(options: ProbeOptions, system: readonly Message[], again = false, asked = probeServer(options)): Promise<ServerInfo | null> {
+  probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
     if (again) this.probing = null;
     this.target = options;
-    this.probing ??= asked.then(
+    this.probing ??= probeServer(options).then(
       info => {
         this.kind = info.kind;
         this.models = info.models;
