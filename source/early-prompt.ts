@@ -32,6 +32,8 @@ type Terminal = {
 // Begin and end a synchronized update: the erased line and Ink's first frame show together.
 const BSU = '\u001B[?2026h';
 const ESU = '\u001B[?2026l';
+const PASTE_ON = '\u001B[?2004h';
+const PASTE_OFF = '\u001B[?2004l';
 
 export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPrompt {
   const decoder = new StringDecoder('utf8');
@@ -41,7 +43,10 @@ export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPromp
   let reading = true;
   const paint = (code: string, text: string) => (hasColor ? `\u001B[${code}m${text}\u001B[39m` : text);
   const draw = () => {
-    const body = draft === '' ? `\u001B[7m${IDLE_PLACEHOLDER[0]}\u001B[27m${paint('90', IDLE_PLACEHOLDER.slice(1))}` : `${tail(draft, Math.max(10, (stdout.columns || 80) - 4))}\u001B[7m \u001B[27m`;
+    // Never wider than the terminal: a wrapped line would leave a row behind when it is erased.
+    const room = Math.max(1, (stdout.columns || 80) - 3);
+    const placeholder = IDLE_PLACEHOLDER.slice(0, room);
+    const body = draft === '' ? `\u001B[7m${placeholder[0]}\u001B[27m${paint('90', placeholder.slice(1))}` : `${tail(draft, room - 1)}\u001B[7m \u001B[27m`;
     stdout.write(`\r\u001B[2K${paint('36', '›')} ${body}`);
   };
   const stop = () => {
@@ -61,20 +66,23 @@ export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPromp
     }
     draw();
     if (index === text.length) return;
-    // Enter after some text sends it once the app is up; any other key is the app's to read.
-    sent = text[index] === '\r' && draft.trim() !== '';
+    // Enter after some text sends it once the app is up; any other key is the app's to read. So
+    // is an Enter with more text behind it in the same read: a paste of several lines.
+    sent = text[index] === '\r' && index === text.length - 1 && draft.trim() !== '';
     rest = text.slice(sent ? index + 1 : index);
     stop();
   };
   // The cursor is hidden while Ink draws; the inverse-video cell stands in for it, as in the app.
   // If nib ends before the app takes over, the terminal gets its cursor back.
-  const restore = () => stdout.write('\u001B[?25h');
-  stdout.write('\u001B[?25l');
+  const restore = () => stdout.write(`${PASTE_OFF}\u001B[?25h`);
+  // Bracketed paste on (Ink turns it on too): a pasted text then comes marked, and goes to the
+  // app whole instead of being taken for typed lines and Enters.
+  stdout.write(`${PASTE_ON}\u001B[?25l`);
   draw();
   stdin.on('data', onData);
   process.once('exit', restore);
   let erased = false;
-  const erase = async () => {
+  const finish = async () => {
     if (erased) return false;
     erased = true;
     process.off('exit', restore);
@@ -82,18 +90,23 @@ export function drawEarlyPrompt({stdin, stdout, hasColor}: Terminal): EarlyPromp
     // A TTY stream paused in the same tick as Ink starts to read it is left reading nothing, and
     // the process would end with nothing to wait for; a tick in between avoids that.
     await new Promise(resolve => setImmediate(resolve));
-    stdout.write(`${BSU}\r\u001B[2K`);
-    // Ink's first frame follows in the same tick and ends the update; this ends it if none comes.
-    setImmediate(() => stdout.write(ESU));
     return true;
   };
   return {
     async handOver() {
-      if ((await erase()) && rest) stdin.unshift(Buffer.from(rest, 'utf8'));
+      if (!(await finish())) return {text: draft, sent};
+      stdout.write(`${BSU}\r\u001B[2K`);
+      // Ink's first frame follows in the same tick and ends the update; this ends it if none comes.
+      setImmediate(() => stdout.write(ESU));
+      if (rest) stdin.unshift(Buffer.from(rest, 'utf8'));
       return {text: draft, sent};
     },
     async discard() {
-      if (await erase()) stdout.write('\u001B[?25h');
+      if (!(await finish())) return;
+      // Keys that came in after this stopped reading are dropped too; the question after this
+      // also ignores keys typed before it showed.
+      while (stdin.read() !== null);
+      stdout.write(`\r\u001B[2K${PASTE_OFF}\u001B[?25h`);
     },
   };
 }

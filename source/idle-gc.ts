@@ -7,8 +7,9 @@ import vm from 'node:vm';
  * spell: measured over 120 back-to-back turns (bench/long-session.mjs), RSS grew 66 MB while the
  * live objects grew ~3 MB. So once a turn is over and the screen has not changed for `quietMs`
  * (no key typed, nothing streaming), nib asks V8 for the collection it makes under memory
- * pressure, which also returns the freed memory. It takes ~50-80 ms with a long session's heap,
- * once per turn, at a moment when nothing is happening on the screen.
+ * pressure, which also returns the freed memory. It holds the main thread ~50-100 ms with a long
+ * session's heap (more with a bigger one), once per turn, after 3 s in which nothing happened on
+ * the screen; a key typed just then is drawn that much later.
  */
 export type IdleCollection = {
   /** Subscribes to the session becoming busy (true) or free (false); returns the unsubscribe. */
@@ -21,7 +22,7 @@ export type IdleCollection = {
   collect?: (() => void) | null;
 };
 
-export function collectWhenIdle({onBusy, lastActivity, quietMs = 1500, now = () => performance.now(), collect = v8Collect()}: IdleCollection): () => void {
+export function collectWhenIdle({onBusy, lastActivity, quietMs = 3000, now = () => performance.now(), collect = v8Collect()}: IdleCollection): () => void {
   if (!collect) return () => {};
   let timer: NodeJS.Timeout | undefined;
   const check = () => {

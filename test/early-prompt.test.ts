@@ -42,9 +42,26 @@ describe('the early prompt', () => {
   it('Enter after text sends it; keys after Enter stay for the app', async () => {
     const {stdin, stdout} = terminal();
     const early = drawEarlyPrompt({stdin, stdout, hasColor: false});
-    await type(stdin, 'hello\rnext');
+    await type(stdin, 'hello\r');
+    await type(stdin, 'next');
     expect(await early.handOver()).toEqual({text: 'hello', sent: true});
     expect(unread(stdin)).toBe('next');
+  });
+
+  it('lines pasted in one read (a terminal without bracketed paste) are not sent line by line', async () => {
+    const {stdin, stdout, screen} = terminal();
+    const early = drawEarlyPrompt({stdin, stdout, hasColor: false});
+    expect(screen()).toContain('\u001B[?2004h');
+    await type(stdin, 'first line\rsecond line\r');
+    expect(await early.handOver()).toEqual({text: 'first line', sent: false});
+    // The app gets the rest as one read, which its prompt keeps as line breaks.
+    expect(unread(stdin)).toBe('\rsecond line\r');
+  });
+
+  it('on a narrow terminal the placeholder is cut, so the line never wraps', () => {
+    const {stdin, stdout, line} = terminal(12);
+    drawEarlyPrompt({stdin, stdout, hasColor: false});
+    expect(line()).toBe('› \u001B[7ma\u001B[27msk nib t');
   });
 
   it('stops at the first key it does not handle (Escape, Ctrl+C, an arrow) and leaves it for the app', async () => {
@@ -89,9 +106,12 @@ describe('the early prompt', () => {
     const {stdin, stdout, screen} = terminal();
     const early = drawEarlyPrompt({stdin, stdout, hasColor: false});
     await type(stdin, 'y\u0003');
+    // A key that comes after the early prompt stopped reading, before it was discarded.
+    (stdin as unknown as PassThrough).write('n');
     await early.discard();
     expect(unread(stdin)).toBe('');
-    expect(screen()).toContain('\u001B[?25h');
+    // Erased, cursor and paste mode back, with nothing left for a later tick to write.
+    expect(screen().endsWith('\r\u001B[2K\u001B[?2004l\u001B[?25h')).toBe(true);
   });
 
   it('once handed over, a later discard (an error in the app) leaves the screen alone', async () => {

@@ -231,14 +231,20 @@ async function play(res: ServerResponse, response: StreamResponse, closing: Abor
 
   const limit = Math.min(response.resetAfterBytes ?? Infinity, response.stallAfterBytes ?? Infinity);
   let sent = 0;
-  // Writes keep to a schedule (the k-th at k * delayMs), so a slow stream has the rate it names
-  // however late each timer fires on a busy machine.
-  const started = performance.now();
-  let index = 0;
+  // Writes keep to a schedule (one every delayMs), so a slow stream has the rate it names however
+  // late each timer fires; after a stall longer than that the schedule starts again from now
+  // rather than catching up in a burst.
+  let due = performance.now();
+  let first = true;
   for (const piece of split(response)) {
     if (stop.aborted) return;
-    const due = started + index++ * response.delayMs;
-    if (index > 1 && response.delayMs > 0 && !(await sleep(Math.max(0, due - performance.now()), stop))) return;
+    if (!first && response.delayMs > 0) {
+      due += response.delayMs;
+      const now = performance.now();
+      if (now - due > response.delayMs) due = now;
+      if (!(await sleep(Math.max(0, due - now), stop))) return;
+    }
+    first = false;
     const room = limit - sent;
     const chunk = piece.length > room ? piece.subarray(0, room) : piece;
     if (chunk.length > 0) await write(res, chunk);

@@ -18,7 +18,7 @@ describe('safety layers in a real terminal', () => {
       args: ['go'],
     });
     const {term, server} = session;
-    const screen = await term.waitForText('Trust this workspace?');
+    const screen = await term.waitForText('do not trust');
     expect(screen).toContain('allow bash(echo trusted-ran)');
     await term.send('y');
     await term.waitForText('Finished.');
@@ -34,7 +34,7 @@ describe('safety layers in a real terminal', () => {
       files: {'.nib/settings.json': JSON.stringify({permissions: {allow: ['bash(echo trusted-later)']}})},
     });
     const {term, server} = session;
-    await term.waitForText('Trust this workspace?');
+    await term.waitForText('do not trust');
     await term.send('n');
     await term.waitForText(IDLE);
     await term.type('/trust');
