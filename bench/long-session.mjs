@@ -76,7 +76,6 @@ async function session(cli) {
     let restedMs = 0;
     for (let n = 2; n <= TURNS; n++) {
       await turn(nib, n);
-      if (n === BASE_TURN) echoAtBase = await echo(nib);
       if (n === BASE_TURN || n % 50 === 0 || n === TURNS) {
         const at = performance.now() - started - restedMs;
         // Read at rest, as a person sees it between turns: the turns above run back to back.
@@ -84,6 +83,8 @@ async function session(cli) {
         samples.push({turn: n, rss: await rssMb(pid), at});
         restedMs += AT_REST_MS;
       }
+      // After the sample: the echo's Ctrl+C redraws the hints 2 s later, which would count as activity.
+      if (n === BASE_TURN) echoAtBase = await echo(nib);
       if (process.env.BENCH_HEAP && (n === BASE_TURN || n === TURNS)) {
         process.kill(pid, 'SIGUSR2');
         // The snapshot is written synchronously; a key echoed afterwards means it is done.
