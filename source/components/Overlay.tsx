@@ -27,13 +27,15 @@ export type Props = {
 
 /** What is shown in place of the prompt until the person answers. */
 export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApprove, onRewind}: Props) {
+  // The three pickers (models, sessions, rewind points) get the same height.
+  const listRows = Math.max(4, rows - 4);
   if (overlay.kind === 'mcp-approve') return <McpApprove servers={overlay.servers} width={width} onAnswer={onMcpApprove} />;
   if (overlay.kind === 'model') {
     return (
       <ModelPicker
         models={overlay.models}
         current={overlay.current}
-        rows={Math.max(4, rows - 4)}
+        rows={listRows}
         width={width}
         onCancel={() => onModel(null)}
         onPick={onModel}
@@ -44,7 +46,7 @@ export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApp
     return (
       <SessionPicker
         sessions={overlay.sessions}
-        rows={Math.max(4, rows - 4)}
+        rows={listRows}
         width={width}
         onCancel={() => onPick(null)}
         cancelLabel={overlay.cancelLabel}
@@ -56,7 +58,7 @@ export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApp
     return (
       <RewindPicker
         items={overlay.points}
-        rows={Math.max(4, rows - 4)}
+        rows={listRows}
         width={width}
         onCancel={() => onRewind(null, 'both')}
         onPick={(item, scope) => onRewind(overlay.points.find(point => point.turn === item.turn) ?? null, scope)}
