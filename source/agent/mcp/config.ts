@@ -1,8 +1,8 @@
-import {readFile} from 'node:fs/promises';
 import {join, resolve} from 'node:path';
 import {z} from 'zod';
-import {errorMessage, type Result} from '../../core/result.js';
+import type {Result} from '../../core/result.js';
 import {PROJECT_FILE} from './project-file.js';
+import {readJsonFile, schemaProblem} from '../config/json-file.js';
 
 /**
  * One entry of `mcpServers`, in the shape Claude Code, Cursor and Gemini CLI write, so a person's
@@ -89,26 +89,12 @@ function toConfigs(servers: Record<string, McpServerEntry>, source: McpSource, f
 
 /** Reads `{"mcpServers": {...}}`; a missing project file is no servers, a missing flag file is an error. */
 async function readServersFile(file: string, optional: boolean): Promise<Result<Record<string, McpServerEntry>>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (optional && code === 'ENOENT') return {ok: true, value: {}};
-    return {ok: false, error: `${file}: cannot read it (${code ?? errorMessage(error)}); its MCP servers are not started`};
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return {ok: false, error: `${file}: not valid JSON (${errorMessage(error)}); its MCP servers are not started`};
-  }
-  const parsed = z.object({mcpServers: McpServersSchema}).safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? `field "${issue.path.join('.')}"` : 'the file';
-    return {ok: false, error: `${file}: ${field}: ${issue.message} (expected {"mcpServers": {"name": {"command": ...}}}); its MCP servers are not started`};
-  }
+  const notStarted = '; its MCP servers are not started';
+  const read = await readJsonFile(file);
+  if (!read.ok) return {ok: false, error: read.error + notStarted};
+  if (read.value === undefined) return optional ? {ok: true, value: {}} : {ok: false, error: `${file}: cannot read it (ENOENT)${notStarted}`};
+  const parsed = z.object({mcpServers: McpServersSchema}).safeParse(read.value);
+  if (!parsed.success) return {ok: false, error: `${schemaProblem(file, parsed.error)} (expected {"mcpServers": {"name": {"command": ...}}})${notStarted}`};
   return {ok: true, value: parsed.data.mcpServers};
 }
 

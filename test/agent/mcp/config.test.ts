@@ -45,6 +45,13 @@ describe('MCP configuration', () => {
     expect(loaded.problems).toEqual([`MCP server "tools" in ${join(dir, '.mcp.json')} is ignored: config.json defines a server of the same name`]);
   });
 
+  test('a token typed without quotes in a broken .mcp.json is not quoted back in the problem line', async () => {
+    await writeFile(join(dir, '.mcp.json'), '{"mcpServers": {"a": {"url": "http://x", "headers": {"Authorization": Bearer sk-live-12345}}}}');
+    const loaded = await loadMcpConfig({user: {}, userFile: 'config.json', root: dir, flagFile: undefined});
+    expect(loaded.problems[0]).toMatch(/\.mcp\.json: not valid JSON/);
+    expect(loaded.problems[0]).not.toMatch(/Bearer|sk-/);
+  });
+
   test('a broken .mcp.json or a missing --mcp-config file is a problem line, not a crash', async () => {
     await writeFile(join(dir, '.mcp.json'), '{"mcpServers": {"a": ');
     const loaded = await loadMcpConfig({user: {}, userFile: 'config.json', root: dir, flagFile: 'nope.json'});
