@@ -7,8 +7,6 @@ import type {Message} from '../core/messages.js';
  * characters a token, which is close enough to decide when to compact.
  */
 
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
-
 /** Per-message framing the chat format adds (role, separators). */
 const MESSAGE_OVERHEAD = 4;
 
@@ -39,18 +37,6 @@ function countDigits(text: string): number {
 
 /** The last usage the API reported, and how long the history was when it was sent. */
 export type UsageMark = {usage: Usage; historyLength: number};
-
-/** Tokens the next request will carry (before its new messages are counted by the server). */
-export function contextTokens(history: readonly Message[], mark: UsageMark | null): number {
-  // A compaction shortens the history below the mark: the usage no longer describes it.
-  if (!mark || mark.historyLength > history.length) return estimateTokens(history);
-  return mark.usage.promptTokens + estimateTokens(history.slice(mark.historyLength));
-}
-
-/** The window of `model`: configured per model, else the configured default, else unknown. */
-export function contextWindowFor(model: string, windows: Readonly<Record<string, number>> = {}, fallback: number | null = null): number | null {
-  return windows[model] ?? fallback;
-}
 
 export type ContextSettings = {
   /** Tokens the server holds; null while nothing (config, server, refusal) has said. */

@@ -14,7 +14,8 @@ export type RepeatVerdict = 'run' | 'stop' | 'interrupted';
  * spending tokens and time on nothing. The watch counts the current run of identical calls in a
  * turn; at the limit, print mode stops the turn, and the TUI asks the person whether to go on.
  */
-export function createRepeatWatch(limit: number = LIMITS.repeatedCallLimit) {
+export function createRepeatWatch() {
+  const limit = LIMITS.repeatedCallLimit;
   let last: string | undefined;
   let repeats = 0;
 

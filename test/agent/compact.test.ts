@@ -3,7 +3,7 @@ import {SUMMARY_PREFIX, chooseCut, compactHistory} from '../../source/agent/comp
 import type {AgentEvent} from '../../source/core/events.js';
 import {runAgent} from '../../source/agent/loop.js';
 import {createToolRegistry, createReadLedger} from '../../source/tools/index.js';
-import {ContextTracker, contextTokens, contextWindowFor, estimateTokens, shouldCompact} from '../../source/agent/context.js';
+import {ContextTracker, estimateTokens, shouldCompact} from '../../source/agent/context.js';
 import {isContextLengthMessage as isContextLengthError} from '../../source/agent/provider/refusal.js';
 import {toWire, unansweredToolCalls, type Message} from '../../source/core/messages.js';
 import {createProvider} from '../../source/agent/provider/client.js';
@@ -66,10 +66,11 @@ describe('context', () => {
   test('estimate until usage, then usage plus what came after', () => {
     const history: Message[] = [{type: 'user', content: 'x'.repeat(400)}];
     expect(estimateTokens(history)).toBe(104);
-    const mark = {usage: {promptTokens: 5000, completionTokens: 10, totalTokens: 5010}, historyLength: 1};
-    expect(contextTokens(history, mark)).toBe(5000);
-    expect(contextTokens([...history, {type: 'assistant-text', content: 'y'.repeat(40)}], mark)).toBe(5014);
-    expect(contextTokens([], mark)).toBe(0); // compacted below the mark: estimate again
+    const tracker = new ContextTracker({window: null, compactAt: null});
+    tracker.observe({type: 'usage', usage: {promptTokens: 5000, completionTokens: 10, totalTokens: 5010}}, 1);
+    expect(tracker.tokens(history)).toBe(5000);
+    expect(tracker.tokens([...history, {type: 'assistant-text', content: 'y'.repeat(40)}])).toBe(5014);
+    expect(tracker.tokens([])).toBe(0); // compacted below the mark: estimate again
   });
 
   test('the tracker follows the history it is asked about: appended, shortened, then usage', () => {
@@ -86,10 +87,7 @@ describe('context', () => {
     expect(tracker.tokens(history)).toBe(5000);
   });
 
-  test('window per model, unknown without one; threshold can be off', () => {
-    expect(contextWindowFor('a', {b: 8192})).toBe(null);
-    expect(contextWindowFor('a', {b: 8192}, 32_000)).toBe(32_000);
-    expect(contextWindowFor('b', {b: 8192})).toBe(8192);
+  test('the threshold compacts above its fraction, and can be off', () => {
     expect(shouldCompact(81, {window: 100, compactAt: 0.8})).toBe(true);
     expect(shouldCompact(80, {window: 100, compactAt: 0.8})).toBe(false);
     expect(shouldCompact(99, {window: 100, compactAt: null})).toBe(false);

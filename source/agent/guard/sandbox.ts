@@ -3,7 +3,7 @@ import {existsSync, lstatSync, readdirSync, realpathSync, statSync} from 'node:f
 import {mkdtemp, rm} from 'node:fs/promises';
 import {homedir, tmpdir} from 'node:os';
 import {isAbsolute, join, relative, sep} from 'node:path';
-import {isVcsDirName} from '../../tools/fs/guards.js';
+import {isNibFileName, isVcsDirName} from '../../tools/fs/guards.js';
 import {nibDir} from '../config/xdg.js';
 
 import {SANDBOX_SETTINGS, type SandboxSetting} from '../config/flags.js';
@@ -96,7 +96,7 @@ export function protectedPaths(root: string): string[] {
   }
   const paths: string[] = [];
   for (const entry of entries) {
-    if (!isVcsDirName(entry.name) && entry.name !== '.nib' && entry.name !== '.mcp.json') continue;
+    if (!isVcsDirName(entry.name) && !isNibFileName(entry.name)) continue;
     const path = join(root, entry.name);
     if (!entry.isSymbolicLink()) {
       paths.push(path);

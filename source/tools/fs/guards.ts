@@ -38,12 +38,17 @@ export function vcsDirOf(root: string, resolved: ResolvedPath): string | null {
  */
 const NIB_FILES = new Set(['.nib', '.mcp.json']);
 
+/** `.nib` or `.mcp.json` (any case): nib's own settings in a workspace. */
+export function isNibFileName(name: string): boolean {
+  return NIB_FILES.has(name.toLowerCase());
+}
+
 /** The nib settings entry (`.nib` or `.mcp.json`) a path lies in or is, or null. */
 export function nibFileOf(root: string, resolved: ResolvedPath): string | null {
   for (const candidate of [resolved.absolute, resolved.real]) {
     if (!isInside(root, candidate)) continue;
     const first = path.relative(root, candidate).split(path.sep)[0]!;
-    if (NIB_FILES.has(first.toLowerCase())) return first;
+    if (isNibFileName(first)) return first;
   }
   return null;
 }
