@@ -33,13 +33,11 @@ export async function fitHistory(options: FitOptions): Promise<CompactResult> {
   const shortened = shorten(history, lastUser, fits);
   if (shortened.count > 0 && fits(shortened.history)) return done(shortened.history, '', 0, shortened.history.length, shortened.count);
 
-  // The summary request carries its own instructions and leaves room for the summary it asks for.
-  const transcriptTokens = budget - tracker.scale(Math.ceil(SUMMARY_SYSTEM.length / 4) + 200);
   const summarised = await compactHistory({
     provider: options.provider,
     history: shortened.history,
     keepTokens: Math.min(tracker.keepTokens, Math.floor(budget / 2)),
-    transcriptMaxChars: Math.max(1_000, Math.floor(((transcriptTokens * 4) / tracker.scale(1)) * 0.9)),
+    ...summaryRoom(tracker),
     signal: options.signal,
   });
   if (!summarised.ok && summarised.error.code !== 'nothing-to-compact') return summarised;
@@ -77,4 +75,15 @@ function shorten(history: readonly Message[], end: number, fits: (messages: read
     }
   }
   return {history: result, count: cut.size};
+}
+
+/**
+ * How much transcript one summary request may carry in the window: it also holds its own
+ * instructions and room for the summary it asks for. Nothing when the window is unknown.
+ */
+export function summaryRoom(tracker: ContextTracker): {transcriptMaxChars?: number} {
+  const budget = tracker.budget;
+  if (budget === null) return {};
+  const transcriptTokens = budget - tracker.scale(Math.ceil(SUMMARY_SYSTEM.length / 4) + 200);
+  return {transcriptMaxChars: Math.max(1_000, Math.floor(((transcriptTokens * 4) / tracker.scale(1)) * 0.9))};
 }

@@ -1,6 +1,7 @@
 import type {ChatProvider} from '../../core/chat.js';
 import type {Message} from '../../core/messages.js';
 import {compactHistory} from '../compact.js';
+import {summaryRoom} from '../fit.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import type {Guard} from '../guard/guard.js';
@@ -100,7 +101,8 @@ export async function compactNow(conversation: Conversation, provider: ChatProvi
   const {messages, store} = conversation;
   const tracker = store.window.tracker;
   const keepTokens = Math.min(tracker.keepTokens, Math.floor(tracker.tokens(messages) / 4));
-  const result = await compactHistory({provider, history: messages, keepTokens, signal});
+  // Cut to the window like automatic compaction: a small local window refuses a 400k-character request.
+  const result = await compactHistory({provider, history: messages, keepTokens, ...summaryRoom(tracker), signal});
   if (!result.ok) return {ok: false, error: signal.aborted ? 'Compaction interrupted; the conversation is as it was.' : result.error.message};
   messages.splice(0, messages.length, ...result.value.history);
   await store.recordCompaction(result.value.history, result.value.summary);

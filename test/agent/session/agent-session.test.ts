@@ -248,3 +248,21 @@ test('what the session reports before anyone listens reaches its first listener'
   session.subscribe(event => later.push(event));
   expect(later).toEqual([]);
 });
+
+test('/compact on a small window sends summary requests that fit it, as automatic compaction does', async () => {
+  const long = 'x'.repeat(6_000);
+  server = await startOpenAiServer([
+    ...Array.from({length: 30}, () => sse.text(`A long answer. ${long}`)),
+    ...Array.from({length: 20}, () => sse.text('Summary of the part.')),
+  ]);
+  await writeConfig({model: 'nib-test-model', contextWindow: 4096, autoCompact: false});
+  const {session} = await open();
+  for (let turn = 0; turn < 30; turn++) await session.prompt(`question ${turn}`);
+  const before = server.requests.length;
+  const result = await session.compact();
+  expect(result.ok).toBe(true);
+  const summaries = server.requests.slice(before);
+  expect(summaries.length).toBeGreaterThan(1);
+  // Each request's characters stay within what a 4,096-token window holds (~4 characters a token).
+  for (const request of summaries) expect(JSON.stringify(request.body.messages).length).toBeLessThan(4096 * 4);
+});
