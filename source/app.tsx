@@ -62,7 +62,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
     (text: string) => {
       setInput('');
       prompts.add(text);
-      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}, commands).then(isCommand => {
+      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}).then(isCommand => {
         if (!isCommand) send(text);
       });
     },

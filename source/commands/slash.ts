@@ -79,7 +79,8 @@ export const slashCommands: readonly SlashCommand[] = [
 ];
 
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
-export async function runSlashCommand(text: string, context: CommandContext, commands = slashCommands): Promise<boolean> {
+export async function runSlashCommand(text: string, context: CommandContext): Promise<boolean> {
+  const commands = context.commands ?? slashCommands;
   const match = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
   // "/src/app.ts is broken" is a prompt that starts with a path, not a command.
   if (!match || match[1]!.includes('/')) return false;

@@ -22,7 +22,7 @@ const outputRows = 3;
  * hints under it each time (about half the bytes nib sent while streaming); now they move once
  * per ROW_STEP rows.
  */
-export const ROW_STEP = 4;
+const ROW_STEP = 4;
 
 /**
  * What is still moving: dimmed reasoning, the open block of the answer, the tool calls in flight.

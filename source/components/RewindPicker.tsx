@@ -2,6 +2,7 @@ import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
 import {useTheme} from './theme.js';
+import type {RewindScope} from '../agent/session/agent-session.js';
 
 /** An earlier prompt the session can go back to (just before it was sent). */
 export type RewindItem = {
@@ -12,7 +13,6 @@ export type RewindItem = {
   readonly files: boolean;
 };
 
-export type RewindScope = 'both' | 'conversation' | 'files';
 
 const SCOPES: ReadonlyArray<{scope: RewindScope; label: string}> = [
   {scope: 'both', label: 'conversation and files'},

@@ -1,6 +1,7 @@
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
-import {RewindPicker, type RewindItem, type RewindScope} from '../../source/components/RewindPicker.js';
+import {RewindPicker, type RewindItem} from '../../source/components/RewindPicker.js';
+import type {RewindScope} from '../../source/agent/session/agent-session.js';
 import {keys, plain, typist} from './helpers.js';
 import {waitFor} from '../support/wait-for.js';
 
