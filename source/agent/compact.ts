@@ -11,6 +11,8 @@ import type {Result} from '../core/result.js';
  */
 
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation, written by nib when it compacted the context]';
+/** Between the summary and the first kept prompt when the summary is folded into it (rewind.ts reads it). */
+export const SUMMARY_FOLD = '\n\n---\n\n';
 
 export const SUMMARY_SYSTEM = [
   'You summarise a coding session between a user and a coding agent so the agent can continue it without the full transcript.',
@@ -91,7 +93,7 @@ export async function compactHistory(options: CompactOptions): Promise<CompactRe
   // into the first kept prompt instead.
   const rest: Message[] =
     first?.type === 'user'
-      ? [{type: 'user', content: `${head}\n\n---\n\n${first.content}`}, ...kept.slice(1)]
+      ? [{type: 'user', content: `${head}${SUMMARY_FOLD}${first.content}`}, ...kept.slice(1)]
       : [{type: 'user', content: head}, ...kept];
   return {ok: true, value: {history: [...history.slice(0, start), ...rest], summary, summarised: older.length, kept: kept.length}};
 }

@@ -7,6 +7,7 @@
  * Every question has a short deadline and any failure is "unknown", never an error: a server
  * that does not answer these routes still serves chat completions.
  */
+import {isObject} from './wire.js';
 import {knownWindow} from './known-windows.js';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
@@ -45,16 +46,16 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const get = (url: string, body?: unknown) => getJson(url, options, body);
 
   const listing = await get(`${base}/models`);
-  const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isRecord) : null;
+  const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isObject) : null;
   const models = data ? data.map(entry => entry.id).filter((id): id is string => typeof id === 'string') : null;
   const wanted = options.model ?? (models?.length === 1 ? models[0] : undefined);
   const entry = data?.find(item => item.id === wanted) ?? (data?.length === 1 ? data[0] : undefined);
 
   // The model list alone names the window on llama.cpp, vLLM and OpenRouter.
-  const meta = isRecord(entry?.meta) ? entry.meta : undefined;
+  const meta = isObject(entry?.meta) ? entry.meta : undefined;
   if (positive(meta?.n_ctx)) return {kind: 'llama.cpp', models, window: meta!.n_ctx as number, source: 'llama.cpp /v1/models'};
   if (positive(entry?.max_model_len)) return {kind: 'vllm', models, window: entry!.max_model_len as number, source: 'vLLM /v1/models'};
-  const top = isRecord(entry?.top_provider) ? entry.top_provider : undefined;
+  const top = isObject(entry?.top_provider) ? entry.top_provider : undefined;
   const routed = positive(top?.context_length) ? top!.context_length : entry?.context_length;
   if (positive(routed)) return {kind: 'openrouter', models, window: routed as number, source: 'OpenRouter /models'};
 
@@ -64,18 +65,18 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
     get(`${root}/api/v0/models`),
     get(`${root}/api/ps`),
   ]);
-  const settings = isRecord(props?.default_generation_settings) ? props.default_generation_settings : undefined;
+  const settings = isObject(props?.default_generation_settings) ? props.default_generation_settings : undefined;
   if (positive(settings?.n_ctx)) return {kind: 'llama.cpp', models, window: settings!.n_ctx as number, source: 'llama.cpp /props'};
 
   if (lmstudio && Array.isArray(lmstudio.data)) {
-    const found = (lmstudio.data as unknown[]).filter(isRecord).find(item => item.id === wanted);
+    const found = (lmstudio.data as unknown[]).filter(isObject).find(item => item.id === wanted);
     const loaded = found?.state === 'loaded' && positive(found.loaded_context_length) ? (found.loaded_context_length as number) : null;
     const window = loaded ?? (positive(found?.max_context_length) ? (found!.max_context_length as number) : null);
     return {kind: 'lmstudio', models, window, source: window === null ? null : loaded ? 'LM Studio (loaded)' : 'LM Studio (model maximum)'};
   }
 
   if (ollama && Array.isArray(ollama.models)) {
-    const running = (ollama.models as unknown[]).filter(isRecord).find(item => item.name === wanted || item.model === wanted);
+    const running = (ollama.models as unknown[]).filter(isObject).find(item => item.name === wanted || item.model === wanted);
     if (positive(running?.context_length)) {
       return {kind: 'ollama', models, window: running!.context_length as number, source: 'Ollama /api/ps'};
     }
@@ -95,7 +96,7 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
 function ollamaBeforeLoad(shown: Json | null): Pick<ServerInfo, 'window' | 'source' | 'beforeLoad'> {
   const parameters = typeof shown?.parameters === 'string' ? shown.parameters : '';
   const numCtx = /^\s*num_ctx\s+(\d+)/m.exec(parameters)?.[1];
-  const info = isRecord(shown?.model_info) ? shown.model_info : {};
+  const info = isObject(shown?.model_info) ? shown.model_info : {};
   const trained = Object.entries(info).find(([key, value]) => key.endsWith('.context_length') && positive(value))?.[1] as number | undefined;
   const window = Math.min(numCtx ? Number(numCtx) : OLLAMA_DEFAULT_WINDOW, trained ?? Infinity);
   return {window, source: numCtx ? 'Ollama Modelfile num_ctx' : 'Ollama default', beforeLoad: true};
@@ -119,14 +120,10 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
       return null;
     }
     const parsed: unknown = JSON.parse(await response.text());
-    return isRecord(parsed) ? parsed : null;
+    return isObject(parsed) ? parsed : null;
   } catch {
     return null;
   }
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function positive(value: unknown): value is number {

@@ -1,7 +1,7 @@
 import type {Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
-import {SUMMARY_PREFIX} from '../compact.js';
+import {SUMMARY_PREFIX, SUMMARY_FOLD} from '../compact.js';
 import type {SnapshotRecord} from './log.js';
 import type {LoadedSession} from './saved.js';
 import type {PromptExtras} from './prompt-extras.js';
@@ -59,7 +59,7 @@ export function rewindPoints(input: {
 
 /** compact.ts folds the summary into the first kept prompt when there is one; otherwise it stands alone. */
 function isStandaloneSummary(content: string): boolean {
-  return content.startsWith(SUMMARY_PREFIX) && !content.includes('\n\n---\n\n');
+  return content.startsWith(SUMMARY_PREFIX) && !content.includes(SUMMARY_FOLD);
 }
 
 /**
