@@ -101,11 +101,9 @@ export function createEditTool(options: FileToolOptions = {}) {
     return `Edited ${plan.resolved.display}: replaced ${count} (${changes}).${note}`;
   };
 
-  /** Matching a large file takes a moment: an interrupt that lands meanwhile still means "not run". */
   const commit = (planned: Awaited<ReturnType<typeof plan>>, ctx: ToolContext, signal: AbortSignal | undefined) => {
     if (!planned.ok) return errorResult(planned.error);
-    if (signal?.aborted) return {isError: true, code: 'interrupted', content: `Interrupted before ${planned.value.resolved.display} was written; it is unchanged.`};
-    return commitPlan(planned.value, ctx, options, describe(planned.value));
+    return commitPlan(planned.value, ctx, options, describe(planned.value), signal);
   };
 
   return defineTool({

@@ -95,7 +95,10 @@ export async function commitPlan(
   ctx: ToolContext,
   options: FileToolOptions,
   describe: (changes: string) => string,
+  signal?: AbortSignal,
 ): Promise<ToolResult> {
+  // Planning a large file takes a moment: an interrupt that lands meanwhile still means "not run".
+  if (signal?.aborted) return {isError: true, code: 'interrupted', content: `Interrupted before ${plan.resolved.display} was written; it is unchanged.`};
   const committed = await commitWrite(ctx.ledger, {
     resolved: plan.resolved,
     existing: plan.existing,
@@ -131,11 +134,11 @@ export function createWriteTool(options: FileToolOptions = {}) {
     );
   };
 
-  const commit = async (planned: FsResult<WritePlan>, ctx: ToolContext, edited: boolean) => {
+  const commit = async (planned: FsResult<WritePlan>, ctx: ToolContext, edited: boolean, signal: AbortSignal | undefined) => {
     if (!planned.ok) return errorResult(planned.error);
     const verb = planned.value.existing ? 'Updated' : 'Created';
     const by = edited ? " with the person's edited version" : '';
-    return commitPlan(planned.value, ctx, options, changes => `${verb} ${planned.value.resolved.display}${by} (${changes}).`);
+    return commitPlan(planned.value, ctx, options, changes => `${verb} ${planned.value.resolved.display}${by} (${changes}).`, signal);
   };
 
   return defineTool({
@@ -154,9 +157,9 @@ export function createWriteTool(options: FileToolOptions = {}) {
       const planned = await plan(args, args.content, ctx, true);
       return planned.ok ? previewOf('write', planned.value, ctx.root) : errorResult(planned.error);
     },
-    run: async (args, ctx) => commit(await plan(args, args.content, ctx, true), ctx, false),
+    run: async (args, ctx, signal) => commit(await plan(args, args.content, ctx, true), ctx, false, signal),
     // The person's text is taken as they left it in the editor, byte for byte.
-    runEdited: async (args, text, ctx) => commit(await plan(args, text, ctx, false), ctx, true),
+    runEdited: async (args, text, ctx, signal) => commit(await plan(args, text, ctx, false), ctx, true, signal),
   });
 }
 

@@ -16,6 +16,13 @@ describe('write', () => {
     expect(await readFile(path.join(root, 'a/b/c.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  test('an interrupt that lands before the write creates nothing and says so, as edit does', async () => {
+    const root = await tempDir();
+    const result = await writeTool.run({path: 'new.txt', content: 'one\n'}, contextFor(root), AbortSignal.abort());
+    expect(result).toMatchObject({isError: true, code: 'interrupted'});
+    expect(await readdir(root)).toEqual([]);
+  });
+
   test('overwriting a file not read in this session is refused with "read it first"', async () => {
     const root = await tempDir();
     await writeFile(path.join(root, 'x.txt'), 'theirs\n');
