@@ -147,7 +147,7 @@ try {
     // Two tokens per event (a token here is a word and its space, ~5.4 characters), one event
     // every 20 ms: 1,000 events in 20 s.
     const answer = makeAnswer(2_000);
-    const response = sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20);
+    const response = sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true});
     const nib = await streamRun(answer, response, cli);
     print(
       `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +

@@ -231,9 +231,10 @@ async function play(res: ServerResponse, response: StreamResponse, closing: Abor
 
   const limit = Math.min(response.resetAfterBytes ?? Infinity, response.stallAfterBytes ?? Infinity);
   let sent = 0;
-  // Writes keep to a schedule (one every delayMs), so a slow stream has the rate it names however
-  // late each timer fires; after a stall longer than that the schedule starts again from now
-  // rather than catching up in a burst.
+  // A paced stream keeps to a schedule (one write every delayMs), so it has the rate it names
+  // however late each timer fires (the benches); after a stall the schedule starts again from now
+  // rather than catching up in a burst. Otherwise each write waits delayMs after the last, so a
+  // loaded machine stretches the stream (the tests).
   let due = performance.now();
   let first = true;
   for (const piece of split(response)) {
@@ -242,7 +243,7 @@ async function play(res: ServerResponse, response: StreamResponse, closing: Abor
       due += response.delayMs;
       const now = performance.now();
       if (now - due > response.delayMs) due = now;
-      if (!(await sleep(Math.max(0, due - now), stop))) return;
+      if (!(await sleep(response.paced ? Math.max(0, due - now) : response.delayMs, stop))) return;
     }
     first = false;
     const room = limit - sent;

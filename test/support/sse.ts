@@ -11,7 +11,7 @@
  *   sse.rateLimited(1) / sse.serverError() / sse.unauthorized() / sse.rejectStreamOptions()
  *   sse.reset(sse.text('partial answer'), 120)     socket destroyed after 120 body bytes
  *   sse.stall(sse.text('abc'), 100)                headers + 100 bytes, then silence until closed
- *   sse.slow(sse.text('...'), 20)                  a write every 20 ms
+ *   sse.slow(sse.text('...'), 20)                  20 ms between writes ({paced: true}: one every 20 ms)
  *
  * Everything here is plain data, so a script can be built once and inspected.
  */
@@ -35,6 +35,8 @@ export type StreamResponse = {
   split: Split;
   /** Delay before each write after the first, in ms (slow streaming). */
   delayMs: number;
+  /** Writes keep to a schedule of one per delayMs, making up for late timers (a rate to measure). */
+  paced?: boolean;
   status: number;
   headers: Record<string, string>;
   /** Destroy the socket after this many body bytes (a connection reset mid-stream). */
@@ -224,9 +226,9 @@ function stall(response: StreamResponse = text(''), afterBytes = 0): StreamRespo
   return {...response, stallAfterBytes: afterBytes};
 }
 
-/** The response written `delayMs` apart, on a schedule that makes up for late timers. */
-function slow(response: StreamResponse, delayMs: number): StreamResponse {
-  return {...response, delayMs};
+/** The response with `delayMs` between writes; `paced`: on a schedule that makes up for late timers. */
+function slow(response: StreamResponse, delayMs: number, options: {paced?: boolean} = {}): StreamResponse {
+  return {...response, delayMs, ...(options.paced ? {paced: true} : {})};
 }
 
 /** The response's full body as sent on the wire. */
