@@ -29,13 +29,21 @@ describe('MCP in the TUI', () => {
     expect(question.replace(/\n/g, '')).toContain(mark);
     expect(await processesWith(mark)).toEqual([]);
     await term.press('y', async () => (await term.capture()).includes('Starting MCP servers: everything'), now => now.includes('Start them?'));
-    // Poll /mcp until the server is ready: the prompt never waits for it.
+    // Poll /mcp until the server is ready: the prompt never waits for it. Each answer is told from
+    // the ones before by counting them in the whole history, so an old line never passes for it.
+    const answers = async () => (await term.history()).match(/[●…] everything {2}(?:ready|connecting)[^\n]*/g) ?? [];
     for (let attempt = 0; ; attempt++) {
+      const seen = (await answers()).length;
       await term.type('/mcp');
       await term.send('Enter');
-      const screen = await term.waitForText(/● everything {2}ready|… everything {2}connecting/);
-      if (/● everything {2}ready · \d+ tools/.test(screen)) break;
-      if (attempt > 20) throw new Error(`everything never became ready:\n${screen}`);
+      let latest: string[] = [];
+      for (const deadline = Date.now() + 10_000; latest.length <= seen; ) {
+        if (Date.now() > deadline) throw new Error(`/mcp did not answer:\n${await term.capture()}`);
+        await new Promise(resolve => setTimeout(resolve, 50));
+        latest = await answers();
+      }
+      if (/● everything {2}ready · \d+ tools/.test(latest.at(-1)!)) break;
+      if (attempt > 20) throw new Error(`everything never became ready:\n${await term.capture()}`);
       await new Promise(resolve => setTimeout(resolve, 250));
     }
     await term.type('echo then add');
