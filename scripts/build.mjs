@@ -4,6 +4,7 @@
 import {build} from 'esbuild';
 import {chmod, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {basename, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 // `npm pack` (prepack) builds with --clean: the package gets exactly this build's files.
@@ -43,6 +44,7 @@ const result = await build({
   },
   // ink loads the devtools bridge only when DEV=true; it is an optional peer we do not ship.
   external: ['react-devtools-core'],
+  plugins: [inkFrameLog()],
   banner: {
     js: [
       '#!/usr/bin/env node',
@@ -66,6 +68,31 @@ for (const name of await readdir('dist/chunks')) {
 
 // The bundle carries the code of the libraries it uses, so their licenses travel with it.
 await writeFile('dist/THIRD-PARTY-LICENSES.txt', await thirdPartyLicenses(Object.keys(result.metafile.inputs)));
+
+/**
+ * Ink's frame writer with nib's wrapper around it (source/hooks/frame-log.ts says why): Ink's
+ * `./log-update.js`, imported by Ink itself, becomes a module that wraps the original.
+ */
+function inkFrameLog() {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return {
+    name: 'ink-frame-log',
+    setup(builder) {
+      builder.onResolve({filter: /^\.\/log-update\.js$/}, args =>
+        /[\\/]ink[\\/]build[\\/]ink\.js$/.test(args.importer) ? {path: 'frame-log', namespace: 'nib'} : undefined,
+      );
+      builder.onLoad({filter: /^frame-log$/, namespace: 'nib'}, () => ({
+        resolveDir: root,
+        loader: 'js',
+        contents: [
+          "import original from './node_modules/ink/build/log-update.js';",
+          "import {wrapLogUpdate} from './source/hooks/frame-log.ts';",
+          'export default {create: (stream, options) => wrapLogUpdate(original.create, stream, options)};',
+        ].join('\n'),
+      }));
+    },
+  };
+}
 
 async function thirdPartyLicenses(inputs) {
   const dirs = new Set();

@@ -32,7 +32,9 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
   const theme = useTheme();
   const toolRows = live.tools.reduce((rows, tool) => rows + 1 + (tool.status === 'running' ? outputRows : 0), 0);
   const thinkingRows = live.reasoning ? Math.min(reasoningRows, Math.max(0, maxRows - toolRows)) : 0;
-  const textRows = Math.max(0, maxRows - toolRows - thinkingRows);
+  // One row of it is the margin above the open block, the same the transcript gives a finished
+  // one: the block's rows are then where they will stay, and move to <Static> without a redraw.
+  const textRows = Math.max(0, maxRows - toolRows - thinkingRows - 1);
   const {hasColor} = theme;
   const render = useMarkdown();
   const textLines = useMemo(
@@ -48,6 +50,7 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
           {line}
         </Text>
       ))}
+      {textLines.length > 0 && <Box height={1} />}
       {textLines.map((line, index) => (
         <Text key={`t${index}`} wrap="truncate-end">
           {line}

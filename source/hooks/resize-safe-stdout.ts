@@ -29,6 +29,9 @@ export class ResizeSafeStdout extends EventEmitter {
   private columnsDrawn: number;
   /** Set while Ink handles a narrowing resize, until its erase has gone by. */
   private narrowing: {to: number} | undefined;
+  private resizing = false;
+  /** The frame writer's look at each write while it holds back an erase (frame-log.ts). */
+  private take: ((data: string) => boolean) | undefined;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -66,9 +69,19 @@ export class ResizeSafeStdout extends EventEmitter {
   /** When the app last wrote to the screen (performance.now()): the session's idle time reads it. */
   lastWriteAt = 0;
 
+  /** An erase is written at once while a resize is handled: the narrowing fix below must see it. */
+  get canHold(): boolean {
+    return !this.resizing;
+  }
+
+  holdWrites(take: ((data: string) => boolean) | undefined): void {
+    this.take = take;
+  }
+
   write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
     this.lastWriteAt = performance.now();
     let data = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    if (rest.length === 0 && this.take?.(data)) return true;
     if (this.narrowing && isCursorOnly(data)) {
       data = this.reflowedErase(data, this.narrowing.to);
       this.narrowing = undefined;
@@ -86,9 +99,11 @@ export class ResizeSafeStdout extends EventEmitter {
   private readonly onResize = () => {
     const to = this.out.columns;
     if (this.reflows && to < this.columnsDrawn) this.narrowing = {to};
+    this.resizing = true;
     try {
       this.emit('resize');
     } finally {
+      this.resizing = false;
       this.narrowing = undefined;
       this.columnsDrawn = to;
     }

@@ -26,8 +26,9 @@ test('finished items print once above the live region; the open block stays live
     {type: 'text-delta', text: 'First paragraph.\n\nSecond, still stream'},
   ]);
   const {lastFrame, rerender, frames} = render(<Screen state={state} />);
-  // The open block's one row comes with three reserved blank ones (LiveTurn's ROW_STEP).
-  expect(plain(lastFrame())).toBe('\n› explain\n\nFirst paragraph.\nSecond, still stream\n\n\n');
+  // The open block has the margin a finished block has, so its rows are where they will stay;
+  // its one row comes with three reserved blank ones (LiveTurn's ROW_STEP).
+  expect(plain(lastFrame())).toBe('\n› explain\n\nFirst paragraph.\n\nSecond, still stream\n\n\n');
   state = fold([{type: 'text-delta', text: 'ing.'}], state);
   rerender(<Screen state={state} />);
   await waitFor(() => expect(plain(lastFrame())).toContain('Second, still streaming.'));
@@ -45,11 +46,12 @@ test('the open block takes its rows four at a time, so what is under it moves on
     unmount();
     return {rows: lines.length, text: lines.filter(line => line.trim() !== '').length};
   };
-  expect(rowsOf('one')).toEqual({rows: 4, text: 1});
-  expect(rowsOf('one\ntwo\nthree\nfour')).toEqual({rows: 4, text: 4});
+  // One row above the text is the block's margin.
+  expect(rowsOf('one')).toEqual({rows: 5, text: 1});
+  expect(rowsOf('one\ntwo\nthree\nfour')).toEqual({rows: 5, text: 4});
   expect(rowsOf('one\ntwo\nthree\nfour\nfive')).toEqual({rows: 6, text: 5});
   // Never past the rows the region may use.
-  expect(rowsOf('1\n2\n3\n4\n5\n6\n7\n8\n9')).toEqual({rows: 6, text: 6});
+  expect(rowsOf('1\n2\n3\n4\n5\n6\n7\n8\n9')).toEqual({rows: 6, text: 5});
 });
 
 test('every kind of finished item', () => {
