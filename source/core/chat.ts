@@ -58,3 +58,18 @@ export type ChatProvider = {
   /** Loads what the first request needs ahead of it, in the background (the interactive session). */
   prepare?: () => Promise<void>;
 };
+
+type Delta = {type: 'text-delta' | 'reasoning-delta'; text: string};
+
+/** Adjacent deltas of the same kind as one (a read's worth of a stream, passed on at once). */
+export function joinRuns(deltas: readonly Delta[]): Delta[] {
+  const out: Delta[] = [];
+  for (let start = 0; start < deltas.length; ) {
+    const {type} = deltas[start]!;
+    let end = start + 1;
+    while (end < deltas.length && deltas[end]!.type === type) end++;
+    out.push(end - start === 1 ? deltas[start]! : {type, text: deltas.slice(start, end).map(delta => delta.text).join('')});
+    start = end;
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ import {toWire} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
 import {completionAsChunk} from './wire.js';
-import type {ChatProvider, ChatRequest, ProviderEvent} from '../../core/chat.js';
+import {joinRuns, type ChatProvider, type ChatRequest, type ProviderEvent} from '../../core/chat.js';
 
 export type ProviderOptions = {
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
@@ -236,9 +236,9 @@ async function* attemptOnce(
       }
       const events = chunk.done ? [...parser.feed(text), ...parser.end()] : parser.feed(text);
       if (events.length > 0) sawEvent = true;
-      for (const event of events) {
-        for (const delta of accumulator.pushEvent(event)) yield delta;
-      }
+      // What arrived in one read goes on as one delta per run of text or reasoning: at full
+      // speed a read holds hundreds of events, and each delta costs every layer above a yield.
+      yield* joinRuns(events.flatMap(event => accumulator.pushEvent(event)));
       // Stop at [DONE] even if a proxy keeps the body open after it.
       if (chunk.done || accumulator.sawDone) break;
     }

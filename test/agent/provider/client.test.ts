@@ -55,6 +55,10 @@ async function run(
   return {events, turn: last.turn, text, delays};
 }
 
+function deltasOf(result: Run): Array<[string, string]> {
+  return result.events.flatMap(event => (event.type === 'text-delta' || event.type === 'reasoning-delta' ? [[event.type, event.text] as [string, string]] : []));
+}
+
 function messagesOf(result: Run): string[] {
   return result.events.flatMap(event =>
     event.type === 'retry' ? [event.message] : event.type === 'done' && event.turn.error ? [event.turn.error] : [],
@@ -62,8 +66,18 @@ function messagesOf(result: Run): string[] {
 }
 
 describe('createProvider', () => {
+  it('passes on what arrived in one read as one delta per run of reasoning or text', async () => {
+    const server = await serve([{...sse.text('Hello there, person.', {reasoning: 'Greet them.'}), split: {type: 'whole'}}]);
+    const result = await run(server);
+    expect(deltasOf(result)).toEqual([
+      ['reasoning-delta', 'Greet them.'],
+      ['text-delta', 'Hello there, person.'],
+    ]);
+  });
+
   it('streams text and reasoning deltas and reports usage', async () => {
-    const server = await serve([sse.text('Hello there, person.', {reasoning: 'Greet them.'})]);
+    // A few ms between events, so they arrive in separate reads.
+    const server = await serve([sse.slow(sse.text('Hello there, person.', {reasoning: 'Greet them.'}), 5)]);
     const result = await run(server);
     expect(result.text).toBe('Hello there, person.');
     expect(result.events.filter(event => event.type === 'text-delta').length).toBeGreaterThan(1);
