@@ -1,14 +1,17 @@
-// Not a bench of its own: the floor for tui.mjs part 3. A bare Ink app with nib's layout (finished
-// paragraphs in <Static>, the open paragraph live, three lines of prompt, status and hints under
-// it) streams the answer in argv[2] as tui.mjs part 3 sends it to nib: a thousandth of it every
-// 20 ms, drawn at most every 80 ms, incremental rendering. It starts on the first key and exits after the last paragraph.
+// Not a bench of its own: the floor for tui.mjs parts 2 and 3. A bare Ink app with nib's layout
+// (finished paragraphs in <Static>, the open paragraph live, three lines of prompt, status and
+// hints under it) streams the answer in argv[2] as tui.mjs sends it to nib: a thousandth of it
+// every 20 ms (part 3), or with argv[3] = 'full' four characters at a time as fast as the event
+// loop turns (part 2); drawn at most every 80 ms, incremental rendering. It starts on the first
+// key and exits after the last paragraph. tui.mjs bundles it as nib is bundled (production React).
 import {readFileSync} from 'node:fs';
 import {Box, render, Static, Text, useApp, useInput} from 'ink';
 import {createElement as h, useEffect, useState} from 'react';
 
 const answer = readFileSync(process.argv[2], 'utf8');
 const FRAME_MS = 80;
-const STEP = Math.ceil(answer.length / 1000);
+const FULL = process.argv[3] === 'full';
+const STEP = FULL ? 4 : Math.ceil(answer.length / 1000);
 
 function Floor() {
   const {exit} = useApp();
@@ -18,7 +21,12 @@ function Floor() {
   useEffect(() => {
     if (!started) return;
     let sent = 0;
-    const tick = setInterval(() => (sent = Math.min(answer.length, sent + STEP)), 20);
+    let immediate;
+    const step = () => {
+      sent = Math.min(answer.length, sent + STEP);
+      if (FULL && sent < answer.length) immediate = setImmediate(step);
+    };
+    const tick = FULL ? (step(), undefined) : setInterval(step, 20);
     const frame = setInterval(() => {
       setShown(sent);
       if (sent >= answer.length) {
@@ -29,6 +37,7 @@ function Floor() {
     }, FRAME_MS);
     return () => {
       clearInterval(tick);
+      clearImmediate(immediate);
       clearInterval(frame);
     };
   }, [started, exit]);

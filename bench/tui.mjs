@@ -5,10 +5,13 @@
 //      raw openai SDK script in the same run (goal <= 1.3x), peak RSS (goal <= 120 MB)
 //   3. 2,000 tokens at 100 tokens/s: CPU-seconds per 1,000 tokens (goal <= 0.6), bytes per answer
 //      byte (goal <= 3)
+//   Parts 2 and 3 also measure their floors in the same run: the raw SDK receiving the same stream
+//   (it draws nothing) and a bare Ink app with nib's layout drawing the same answer (no network).
 //   4. keystroke-to-echo latency with 1,000 finished blocks in the transcript vs none
 // Terminal bytes are what the pty delivers (the line discipline turns \n into \r\n).
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
 // NIB_BENCH_BASELINE=other/dist/cli.js runs every part for that build too, in the same run.
+import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
@@ -77,6 +80,45 @@ async function streamRun(answer, response, cli = CLI) {
   }
 }
 
+/**
+ * bench/ink-floor.mjs bundled as nib is (production React, minified), drawing `answer` in the pty:
+ * 'paced' as part 3 streams, 'full' as fast as it can. Its CPU, peak RSS and bytes per answer byte.
+ */
+async function inkFloor(answer, mode) {
+  const dir = join(ROOT, '.nib-bench');
+  await mkdir(dir, {recursive: true});
+  const file = join(dir, 'floor-answer.txt');
+  await writeFile(file, answer);
+  const bundle = join(dir, 'ink-floor.bundle.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'bench', 'ink-floor.mjs')],
+    outfile: bundle,
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    define: {'process.env.NODE_ENV': '"production"'},
+    external: ['react-devtools-core'],
+    banner: {js: "import {createRequire as __floorRequire} from 'node:module'; const require = __floorRequire(import.meta.url);"},
+    logLevel: 'warning',
+  });
+  // Its start and quit alone, to tell them from the drawing.
+  const idle = await startNib('', [file, mode], bundle);
+  await idle.waitFor(IDLE, {timeoutMs: 20_000});
+  const idleUsage = await idle.quit();
+  const floor = await startNib('', [file, mode], bundle);
+  await floor.waitFor(IDLE, {timeoutMs: 20_000});
+  // Past the first frame, so raw mode is on and the key reaches the app.
+  await new Promise(resolve => setTimeout(resolve, 1500));
+  const before = floor.bytes();
+  floor.write('x');
+  await floor.waitFor('ENDOFANSWER', {timeoutMs: 120_000});
+  await new Promise(resolve => setTimeout(resolve, 300));
+  const during = floor.bytes() - before;
+  const usage = await floor.quit();
+  return {...usage, idleCpuS: idleUsage.cpuS, bytesPerByte: during / Buffer.byteLength(answer)};
+}
+
 let idleCpuS = 0;
 const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
 // `node bench/tui.mjs 2 4` runs only those parts.
@@ -134,6 +176,13 @@ try {
     const server = await startOpenAiServer(() => response);
     const sdk = await rawSdk(server.url);
     await server.close();
+    if (label === '') {
+      const floor = await inkFloor(answer, 'full');
+      print(
+        `2 (Ink floor). a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer four characters per event loop turn: ` +
+          `CPU ${floor.cpuS.toFixed(2)} s (${floor.idleCpuS.toFixed(2)} s of it its start and quit), peak RSS ${floor.rssMb.toFixed(1)} MB, ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
+      );
+    }
     print(
       `2${label}. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
         `terminal bytes / answer bytes ${(nib.during / nib.answerBytes).toFixed(2)} during the answer, ${(nib.total / nib.answerBytes).toFixed(2)} whole session (goal <= 1.2); ` +
@@ -158,23 +207,19 @@ try {
     );
   }
 
-  // 3, floor: a bare Ink app with nib's layout streaming the same answer at the same rate.
+  // 3, floors: the raw SDK receiving the same stream at the same rate (no drawing), and a bare
+  // Ink app with nib's layout drawing the same answer at the same rate (no network).
   if (wanted(3)) {
     const answer = makeAnswer(2_000);
-    const file = join(ROOT, '.nib-bench', 'floor-answer.txt');
-    await mkdir(join(ROOT, '.nib-bench'), {recursive: true});
-    await writeFile(file, answer);
-    const floor = await startNib('', [file], join(ROOT, 'bench', 'ink-floor.mjs'));
-    await floor.waitFor(IDLE, {timeoutMs: 20_000});
-    // Past the first frame, so raw mode is on and the key reaches the app.
-    await new Promise(resolve => setTimeout(resolve, 1500));
-    const before = floor.bytes();
-    floor.write('x');
-    await floor.waitFor('ENDOFANSWER', {timeoutMs: 120_000});
-    await new Promise(resolve => setTimeout(resolve, 300));
-    const during = floor.bytes() - before;
-    await floor.quit();
-    print(`3 (Ink floor). a bare Ink app (bench/ink-floor.mjs) with nib's layout, same answer and frame rate: ${(during / Buffer.byteLength(answer)).toFixed(2)} terminal bytes per answer byte`);
+    const server = await startOpenAiServer(() => sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true}));
+    const sdk = await rawSdk(server.url);
+    await server.close();
+    const floor = await inkFloor(answer, 'paced');
+    print(
+      `3 (floors). the raw SDK receiving the same stream at the same rate: ${(sdk.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens; ` +
+        `a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer at the same frame rate: ` +
+        `${(floor.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${floor.idleCpuS.toFixed(2)} s of it its start and quit), ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
+    );
   }
 
   // 4. Keystroke-to-echo latency: empty transcript vs 1,000 finished blocks.
