@@ -65,6 +65,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const renderOptions = {
     stdin,
     stdout: (safeStdout as NodeJS.WriteStream | undefined) ?? stdout,
+    stderr: safeStdout?.errorStream(process.stderr) ?? process.stderr,
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,

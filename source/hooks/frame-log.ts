@@ -39,8 +39,8 @@ export type HoldingStream = {
   write: (data: string) => boolean;
   /** False while a write must go out at once (a resize is being handled). */
   readonly canHold?: boolean;
-  /** `take` sees each write first; a write it returns true for is not written. */
-  holdWrites?: (take: ((data: string) => boolean) | undefined) => void;
+  /** `take` sees each write first (a write it returns true for is not written); `flush` is called before any other output. */
+  holdWrites?: (held: {take: (data: string) => boolean; flush: () => void} | undefined) => void;
 };
 
 type Held = {text: string | null};
@@ -99,7 +99,7 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
     flush();
     if (canHold && drawn !== '' && stream.canHold !== false && cursor === undefined && inner.getCursorPosition() === undefined) {
       held = {text: null};
-      stream.holdWrites!(take);
+      stream.holdWrites!({take, flush});
       return;
     }
     inner.clear();

@@ -30,8 +30,8 @@ export class ResizeSafeStdout extends EventEmitter {
   /** Set while Ink handles a narrowing resize, until its erase has gone by. */
   private narrowing: {to: number} | undefined;
   private resizing = false;
-  /** The frame writer's look at each write while it holds back an erase (frame-log.ts). */
-  private take: ((data: string) => boolean) | undefined;
+  /** What the frame writer holds back, and its look at each write meanwhile (frame-log.ts). */
+  private held: HeldWrites | undefined;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -74,14 +74,30 @@ export class ResizeSafeStdout extends EventEmitter {
     return !this.resizing;
   }
 
-  holdWrites(take: ((data: string) => boolean) | undefined): void {
-    this.take = take;
+  holdWrites(held: HeldWrites | undefined): void {
+    this.held = held;
+  }
+
+  /**
+   * `stderr` as Ink must get it: Ink erases its frame, writes console.error output to stderr and
+   * draws the frame again, so whatever the frame writer holds back goes out before stderr's text.
+   */
+  errorStream(stderr: NodeJS.WriteStream): NodeJS.WriteStream {
+    const write = (...args: unknown[]) => {
+      this.held?.flush();
+      return (stderr.write as (...args: unknown[]) => boolean)(...args);
+    };
+    return new Proxy(stderr, {get: (target, property) => (property === 'write' ? write : Reflect.get(target, property, target))});
   }
 
   write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
     this.lastWriteAt = performance.now();
     let data = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    if (rest.length === 0 && this.take?.(data)) return true;
+    // The frame writer may keep this write back; if not, what it kept goes out first.
+    if (this.held) {
+      if (rest.length === 0 && this.held.take(data)) return true;
+      this.held?.flush();
+    }
     if (this.narrowing && isCursorOnly(data)) {
       data = this.reflowedErase(data, this.narrowing.to);
       this.narrowing = undefined;
@@ -124,6 +140,9 @@ export class ResizeSafeStdout extends EventEmitter {
     return `${eraseLine}${`\u001B[1A${eraseLine}`.repeat(up)}\u001B[G`;
   }
 }
+
+/** See frame-log.ts: `take` keeps a write back (true) or lets it through; `flush` writes what was kept. */
+export type HeldWrites = {take: (data: string) => boolean; flush: () => void};
 
 const eraseLine = '\u001B[2K';
 const autowrapOff = '\u001B[?7l';

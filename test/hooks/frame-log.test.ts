@@ -44,9 +44,19 @@ function inkDriver(wrapped: boolean) {
   const log: LogUpdate = wrapped
     ? wrapLogUpdate(create, stdout, {incremental: true})
     : create(stdout as never, {incremental: true});
+  const stderr = stdout.errorStream({write: (data: string) => tty.write(data)} as unknown as NodeJS.WriteStream);
   return {
     tty,
     stdout,
+    /** console.error while Ink is mounted: erase, the text on stderr (the same terminal), the frame again. */
+    toStderr(data: string, output: string) {
+      stdout.write(bsu);
+      log.clear();
+      stderr.write(data);
+      log.setCursorPosition(undefined);
+      log(output);
+      stdout.write(esu);
+    },
     frame(output: string) {
       stdout.write(bsu);
       log.setCursorPosition(undefined);
@@ -147,6 +157,7 @@ describe('frame log', () => {
       ink.frame('\nan open block\n\n› prompt\nstatus\n');
       ink.external('a console line\n', '\nan open block\n\n› prompt\nstatus\n');
       ink.external('\u001B[2Jnot plain\n', '\nan open block\n\n› prompt\nstatus\n');
+      ink.toStderr('a warning on stderr\n', '\nan open block\n\n› prompt\nstatus\n');
       ink.narrowed('\nan open block, narrower\n› prompt\nstatus\n');
       ink.clearing('\nan open block\n', '› prompt\nstatus\n');
       ink.withStatic('\nfirst\n', '\nsecond\n› prompt\nstatus\n');
