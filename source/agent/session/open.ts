@@ -17,6 +17,11 @@ export type OpenSessionOptions = {
   canAsk: boolean;
   /** The date the system prompt states. */
   now?: () => Date;
+  /**
+   * Start loading the SDK with the session, not with the first request: print mode sends at once,
+   * so the loading overlaps the server probe and the log's first write. The TUI loads it later.
+   */
+  loadProviderNow?: boolean;
 };
 
 /**
@@ -81,15 +86,19 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     notices: opened.value.notices,
     mode: config.approvalMode,
     model: config.model!,
-    connect: model =>
-      createProvider({
+    connect: model => {
+      const provider = createProvider({
         baseURL: config.baseURL,
         // Loopback servers take any key; the SDK insists on one.
         apiKey: config.apiKey ?? 'no-key',
         keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
-      }),
+      });
+      // A failed load is reported by the request that needs it.
+      if (options.loadProviderNow) void provider.prepare?.().catch(() => {});
+      return provider;
+    },
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,
     chooseModel,
