@@ -37,7 +37,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
-  // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
+  // With --sandbox on, the sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
   const [store, opened] = await Promise.all([SessionStore.open({
     cwd: root.value,
     model: config.model ?? '',
