@@ -55,6 +55,8 @@ export type RunAgentOptions = {
 };
 
 export type LoopCompaction = {
+  /** What the checks need, waited for once the turn has started (print mode: the server's window, briefly). */
+  ready?: () => Promise<void>;
   shouldCompact: (history: readonly Message[]) => boolean;
   compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
   /** Why a prompt cannot fit the window even alone (with system prompt and tools), else null; asked before it joins the history. */

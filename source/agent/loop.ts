@@ -43,6 +43,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   for (const call of unansweredToolCalls(history)) {
     yield append({type: 'tool-result', toolCallId: call.id, content: INTERRUPTED, isError: true});
   }
+  await options.compaction?.ready?.();
   const refusal = options.compaction?.refuse?.(options.prompt, history);
   if (refusal) {
     yield {type: 'error', code: 'prompt-too-long', message: refusal};

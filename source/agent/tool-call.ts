@@ -95,7 +95,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const protectedDir = tool.protectedDir ? await guard(() => tool.protectedDir!(args, ctx), '(unknown)') : null;
   const facts = env.guard ? await env.guard.facts(tool, args) : null;
   const match = facts ? env.guard!.match(facts) : null;
-  // The sandbox comes from the guard per call: its probe may still be running when the session opens.
+  // The sandbox comes from the guard per call: its probe runs when the first command needs it.
   const wrap = tool.confinable ? await env.guard?.confinement() : null;
   const sandboxed = Boolean(wrap);
   const verdict = judgeCall({

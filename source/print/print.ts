@@ -48,8 +48,8 @@ export async function runPrint(config: Config, session: AgentSession, prompt: st
   });
   let reason;
   try {
-    // The server's window decides whether the prompt fits; it is waited for this long at most.
-    await session.window.ready(PROBE_WAIT_MS);
+    // The server's window decides whether the prompt fits; the turn waits for it this long at most.
+    session.window.waitBeforeChecks(PROBE_WAIT_MS);
     reason = await session.prompt(prompt, {signal});
   } finally {
     unsubscribe();

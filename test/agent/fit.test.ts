@@ -39,17 +39,21 @@ function model(answer: (usage: Usage, request: RecordedRequest) => ReturnType<ty
   };
 }
 
-async function session(persona: Persona, script: Parameters<typeof startOpenAiServer>[0], options: {probe?: boolean; compactAt?: number | null} = {}) {
+/** `probe`: asked and awaited (default), not asked (false), or asked and left to the turn to wait for, as print mode does. */
+async function session(persona: Persona, script: Parameters<typeof startOpenAiServer>[0], options: {probe?: boolean | 'print'; compactAt?: number | null} = {}) {
   server = await startOpenAiServer(script, {persona});
   dir = await realpath(await mkdtemp(join(tmpdir(), 'nib-fit-')));
   const provider = createProvider({baseURL: server.url, apiKey: 'sk-test', model: 'nib-test-model', maxAttempts: 1});
   const window = new SessionWindow({configured: null, compactAt: options.compactAt === undefined ? 0.8 : options.compactAt});
   window.setTools(tools.definitions({mode: 'ask'}));
   const history: Message[] = [{type: 'system', content: SYSTEM}];
-  if (options.probe !== false) await window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
+  if (options.probe === 'print') {
+    window.waitBeforeChecks(1_500);
+    void window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
+  } else if (options.probe !== false) await window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
   const compaction = window.compaction(() => provider);
   const root = dir;
-  async function turn(prompt: string) {
+  async function turn(prompt: string, seen?: (event: AgentEvent) => void) {
     const events: AgentEvent[] = [];
     for await (const event of runAgent({
       provider, tools, context: {root, ledger: createReadLedger()}, history, prompt,
@@ -57,6 +61,7 @@ async function session(persona: Persona, script: Parameters<typeof startOpenAiSe
       signal: new AbortController().signal,
     })) {
       window.tracker.observe(event, history.length, history);
+      seen?.(event);
       events.push(event);
     }
     return events;
@@ -84,6 +89,17 @@ describe('never wedge', () => {
     // From then on the system prompt and tools are what the server counted, not a guess.
     const counted = server!.requests[0]!.promptTokens!;
     expect(s.window.tracker.fixedTokens(s.history)).toBe(counted - estimateTokens([{type: 'user', content: 'say hi'}]));
+  });
+
+  test("print mode: the turn starts before the server has said its window, and the check before sending waits for it", async () => {
+    const s = await session({kind: 'llama.cpp', window: 4096}, [sse.text('never asked')], {probe: 'print'});
+    let windowAtStart: number | null | undefined;
+    const events = await s.turn('word '.repeat(6400), event => {
+      if (event.type === 'turn-start') windowAtStart = s.window.window;
+    });
+    expect(windowAtStart).toBeNull();
+    expect(server!.requests).toHaveLength(0);
+    expect(errors(events)[0]).toMatch(/^Not sent: this prompt is about 8k tokens; the server's window is 4,096/);
   });
 
   test('with the window still unknown, the server\'s refusal sets it: the prompt is taken back and the refusal with sizes comes first', async () => {

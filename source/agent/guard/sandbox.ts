@@ -23,7 +23,7 @@ export type SandboxOptions = {
 export type Sandbox = {
   /**
    * null once the probe showed bwrap works; otherwise the one line saying why commands run
-   * unsandboxed. With `auto` the probe runs in the background, so it costs startup nothing.
+   * unsandboxed. With `auto` the first call starts the probe, so it costs startup nothing.
    */
   ready: () => Promise<string | null>;
   wrap: (argv: readonly string[]) => string[];
@@ -165,18 +165,21 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
   const runtime = runtimeDirs(env);
   const policy = {root, tmp, hidden, network: options.network, runtime, kept: keptFromRuntime(runtime, options.network)};
   const argsNow = () => bwrapArgs({...policy, readOnly: protectedPaths(root)});
-  const probed = runProbe(bwrap, [...argsNow(), '--', 'true']).then(async problem => {
-    if (problem !== null) await rm(tmp, {recursive: true, force: true});
-    return problem;
-  });
-  // `on` must fail before anything runs; `auto` finds out by the first command.
+  let probed: Promise<string | null> | undefined;
+  const probe = () =>
+    (probed ??= runProbe(bwrap, [...argsNow(), '--', 'true']).then(async problem => {
+      if (problem !== null) await rm(tmp, {recursive: true, force: true});
+      return problem;
+    }));
+  // `on` must fail before anything runs. `auto` finds out when the first command asks: a bwrap
+  // run at start competes with the first request for the CPU, and many sessions run no command.
   if (options.setting === 'on') {
-    const problem = await probed;
+    const problem = await probe();
     if (problem !== null) return unavailable(options, problem);
   }
   const sandbox: Sandbox = {
     ready: async () => {
-      const problem = await probed;
+      const problem = await probe();
       if (problem === null) return null;
       const said = unavailable(options, problem);
       return said.ok ? said.notice : said.error;

@@ -17,6 +17,11 @@ export type OpenSessionOptions = {
   canAsk: boolean;
   /** The date the system prompt states. */
   now?: () => Date;
+  /**
+   * Start loading the SDK with the session, not with the first request: print mode sends at once,
+   * so the loading overlaps the server probe and the log's first write. The TUI loads it later.
+   */
+  loadProviderNow?: boolean;
 };
 
 /**
@@ -32,7 +37,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
-  // The sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
+  // With --sandbox on, the sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
   const [store, opened] = await Promise.all([SessionStore.open({
     cwd: root.value,
     model: config.model ?? '',
@@ -81,15 +86,19 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     notices: opened.value.notices,
     mode: config.approvalMode,
     model: config.model!,
-    connect: model =>
-      createProvider({
+    connect: model => {
+      const provider = createProvider({
         baseURL: config.baseURL,
         // Loopback servers take any key; the SDK insists on one.
         apiKey: config.apiKey ?? 'no-key',
         keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
-      }),
+      });
+      // A failed load is reported by the request that needs it.
+      if (options.loadProviderNow) void provider.prepare?.().catch(() => {});
+      return provider;
+    },
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,
     chooseModel,

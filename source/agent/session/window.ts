@@ -35,6 +35,7 @@ export class SessionWindow {
   private probing: Promise<ServerInfo | null> | null = null;
   private target: ProbeOptions | null = null;
   private warned = false;
+  private checksWaitMs = 0;
   private readonly listeners = new Set<() => void>();
   private readonly notices: string[] = [];
 
@@ -92,7 +93,15 @@ export class SessionWindow {
     this.notices.push(text);
   }
 
-  /** Waits for the probe at most `timeoutMs`: print mode's first request waits that long, no longer. */
+  /**
+   * Print mode: a turn's checks wait for the probe at most `timeoutMs` (whether the prompt fits
+   * depends on the window). The turn starts meanwhile: hooks run, the log is written.
+   */
+  waitBeforeChecks(timeoutMs: number): void {
+    this.checksWaitMs = timeoutMs;
+  }
+
+  /** Waits for the probe at most `timeoutMs`. */
   async ready(timeoutMs: number): Promise<void> {
     if (!this.probing) return;
     let timer: NodeJS.Timeout | undefined;
@@ -115,7 +124,9 @@ export class SessionWindow {
    * compaction runs, so a /model switch reaches the summaries too.
    */
   compaction(provider: () => ChatProvider): LoopCompaction {
+    const waitMs = this.checksWaitMs;
     return {
+      ...(waitMs > 0 ? {ready: () => this.ready(waitMs)} : {}),
       shouldCompact: history => this.tracker.shouldCompact(history),
       compact: (history, signal) => fitHistory({provider: provider(), history, tracker: this.tracker, signal}),
       refuse: (prompt, history) => {

@@ -1,3 +1,5 @@
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, test} from 'vitest';
 import {probeServer} from '../../../source/agent/provider/server-info.js';
 import {createProvider} from '../../../source/agent/provider/client.js';
@@ -12,6 +14,11 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
+  const raw = createServer(handler);
+  return new Promise(resolve => raw.listen(0, '127.0.0.1', () => resolve(raw)));
+}
 
 async function probe(persona: Persona, model?: string) {
   server = await startOpenAiServer([], {persona});
@@ -56,6 +63,26 @@ describe('the window from the server', () => {
     expect(await probe({kind: 'openai', models: ['my-finetune']}, 'my-finetune')).toMatchObject({kind: 'other', window: null, models: ['my-finetune']});
     expect(knownWindow('openai/gpt-4.1-mini')).toBe(1_047_576);
     expect(knownWindow('claude-sonnet-4-5')).toBe(200_000);
+  });
+
+  test('plain http, as fetch would: a redirect is followed, a BOM dropped; a server that never answers is unknown once the deadline passes', async () => {
+    const listing = (window: number) => JSON.stringify({data: [{id: 'm', meta: {n_ctx: window}}]});
+    const raw = await listen((request, response) => {
+      if (request.url === '/v1/models') return void response.writeHead(302, {location: '/moved/models'}).end();
+      if (request.url === '/moved/models') return void response.writeHead(200, {'content-type': 'application/json'}).end(listing(8192));
+      if (request.url === '/bom/v1/models') return void response.writeHead(200, {'content-type': 'application/json'}).end(`\uFEFF${listing(4096)}`);
+      if (request.url?.startsWith('/stall')) return; // never answered
+      response.writeHead(404).end();
+    });
+    try {
+      const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+      expect(await probeServer({baseURL: `${url}/v1`, timeoutMs: 2000})).toMatchObject({kind: 'llama.cpp', window: 8192, models: ['m']});
+      expect(await probeServer({baseURL: `${url}/bom/v1`, timeoutMs: 2000})).toMatchObject({kind: 'llama.cpp', window: 4096});
+      expect(await probeServer({baseURL: `${url}/stall/v1`, timeoutMs: 200})).toEqual({kind: 'other', models: null, window: null, source: null});
+    } finally {
+      raw.closeAllConnections();
+      await new Promise(resolve => raw.close(resolve));
+    }
   });
 
   test('a server that is gone is unknown, not an error', async () => {
