@@ -5,8 +5,12 @@
 //   nib -p, config file  the same with the model named in a config file (which nib validates)
 //   nib -p + MCP         the same with server-everything configured (over stdio): print mode
 //                        waits for it to be ready before the first request
+//   raw SDK script       the floor for the -p rows: bench/raw-sdk.mjs, bundled as nib is, from
+//                        spawn to its first request (the openai SDK and Node's fetch loaded, one
+//                        request sent, nothing else)
 // Goal: under 60 ms above the floor.  Run: npm run build && npx node bench/startup.mjs
 // NIB_BENCH_BASELINE=path/to/other/dist/cli.js times that build too, interleaved, as a baseline.
+import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
@@ -58,6 +62,32 @@ async function toFirstRequest(cli, withConfig) {
   return elapsed;
 }
 
+// The raw SDK script bundled like nib (minified) and loaded as nib loads its chunks, with Node's
+// compile cache on, so module loading costs it what it costs nib.
+const rawSdk = join(home, 'raw-sdk', 'entry.mjs');
+await mkdir(join(home, 'raw-sdk'), {recursive: true});
+await writeFile(rawSdk, "import module from 'node:module';\nmodule.enableCompileCache?.();\nawait import('./raw-sdk.js');\n");
+await build({
+  entryPoints: [fileURLToPath(new URL('raw-sdk.mjs', import.meta.url))],
+  outdir: join(home, 'raw-sdk'),
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+});
+async function rawSdkToFirstRequest() {
+  const before = server.requests.length;
+  const started = performance.now();
+  const child = spawn(process.execPath, [rawSdk, server.url], {stdio: 'ignore', env, cwd: home});
+  await server.waitForRequests(before + 1);
+  const elapsed = performance.now() - started;
+  const closed = new Promise(resolve => child.on('close', resolve));
+  child.kill('SIGKILL');
+  await closed;
+  return elapsed;
+}
+
 const floor = [];
 const rows = new Map();
 const cpuRows = new Map();
@@ -69,6 +99,7 @@ try {
   // Interleaved so drift on a shared machine hits every row alike.
   for (let i = 0; i < RUNS; i++) {
     floor.push(await toExit(['-e', '0']));
+    add('raw SDK script, bundled', await rawSdkToFirstRequest());
     for (const [label, cli] of builds) {
       add(`nib --version${label}`, await toExit([cli, '--version']));
       add(`nib -p${label}`, await toFirstRequest(cli, false), cpu.get(cli + false)?.at(-1));
@@ -86,7 +117,7 @@ console.log(`startup: median of ${RUNS} (node ${process.version})`);
 console.log(`  ${'node -e 0'.padEnd(36)}${f.toFixed(1).padStart(7)} ms`);
 for (const [name, values] of rows) {
   const m = median(values);
-  const goal = name.startsWith('nib -p') ? ' (goal <= 60)' : '';
+  const goal = name.startsWith('nib -p') ? ' (goal <= 60)' : name.startsWith('raw SDK') ? ' (to its first request)' : '';
   const cpuMs = cpuRows.has(name) ? `; CPU ${median(cpuRows.get(name)).toFixed(0)} ms (mean ${(cpuRows.get(name).reduce((a, b) => a + b, 0) / values.length).toFixed(0)})` : '';
   console.log(`  ${name.padEnd(36)}${m.toFixed(1).padStart(7)} ms   +${(m - f).toFixed(1)} ms over the floor${goal}${cpuMs}`);
 }
