@@ -1,0 +1,34 @@
+import {mkdtemp, rm} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {afterEach, beforeEach, describe, expect, it} from 'vitest';
+import {prepareShadowRepo, runGit, SHADOW_SETTINGS} from '../../../source/agent/session/snapshot-git.js';
+
+describe('prepareShadowRepo', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'nib-shadow-'));
+  });
+  afterEach(async () => {
+    await rm(dir, {recursive: true, force: true});
+  });
+
+  it('creates the shadow repository with every setting, as git reads them', async () => {
+    const gitDir = join(dir, 'shadow.git');
+    const calls: string[][] = [];
+    const git = (args: string[], bare: boolean) => {
+      calls.push(args);
+      return runGit(args, {cwd: dir, env: bare ? {} : {GIT_DIR: gitDir, GIT_WORK_TREE: dir}});
+    };
+    expect((await prepareShadowRepo(gitDir, dir, git)).ok).toBe(true);
+    // One process for the repository, none per setting.
+    expect(calls).toEqual([['init', '--quiet', '--bare', gitDir]]);
+    for (const [key, value] of SHADOW_SETTINGS) {
+      const read = await runGit(['config', '--get', key], {cwd: dir, env: {GIT_DIR: gitDir}});
+      expect(read.ok && read.value.trim(), key).toBe(value);
+    }
+    // A second open finds it made and asks git nothing.
+    expect((await prepareShadowRepo(gitDir, dir, git)).ok).toBe(true);
+    expect(calls).toHaveLength(1);
+  });
+});
