@@ -34,7 +34,9 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
   const thinkingRows = live.reasoning ? Math.min(reasoningRows, Math.max(0, maxRows - toolRows)) : 0;
   // One row of it is the margin above the open block, the same the transcript gives a finished
   // one: the block's rows are then where they will stay, and move to <Static> without a redraw.
-  const textRows = Math.max(0, maxRows - toolRows - thinkingRows - 1);
+  // On a screen too low for both, the text has the row.
+  const margin = maxRows - toolRows - thinkingRows >= 2 ? 1 : 0;
+  const textRows = Math.max(0, maxRows - toolRows - thinkingRows - margin);
   const {hasColor} = theme;
   const render = useMarkdown();
   const textLines = useMemo(
@@ -50,7 +52,7 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
           {line}
         </Text>
       ))}
-      {textLines.length > 0 && <Box height={1} />}
+      {margin > 0 && textLines.length > 0 && <Box height={1} />}
       {textLines.map((line, index) => (
         <Text key={`t${index}`} wrap="truncate-end">
           {line}

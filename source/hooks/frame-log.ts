@@ -37,6 +37,9 @@ export type CreateLogUpdate = (stream: never, options?: {showCursor?: boolean; i
 /** A stream that lets the frame writer see, and keep, the write that follows an erase. */
 export type HoldingStream = {
   write: (data: string) => boolean;
+  readonly columns?: number;
+  /** How many writes so far had a line wider than the screen (the terminal cut it). */
+  readonly cuts?: number;
   /** False while a write must go out at once (a resize is being handled). */
   readonly canHold?: boolean;
   /** `take` sees each write first (a write it returns true for is not written); `flush` is called before any other output. */
@@ -53,6 +56,21 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
   let held: Held | null = null;
   /** The cursor position Ink asked for last (Ink sets it, often to none, before every frame). */
   let cursor: {x: number; y: number} | undefined;
+  /**
+   * The width and cut count when the frame on screen was last drawn whole. Ink's diff skips rows
+   * it thinks unchanged, so after a width change or a cut line a row on screen may differ from
+   * what the inner writer remembers; until the next whole frame, an erase is not held.
+   */
+  let whole: {columns: number | undefined; cuts: number} | null = null;
+  const trusted = () => whole !== null && whole.columns === stream.columns && whole.cuts === (stream.cuts ?? 0);
+  const draw = (text: string) => {
+    const cuts = stream.cuts ?? 0;
+    const wholeFrame = drawn === '';
+    const wrote = inner(text);
+    if (wholeFrame) whole = {columns: stream.columns, cuts};
+    drawn = text;
+    return wrote;
+  };
 
   const release = () => {
     stream.holdWrites?.(undefined);
@@ -90,14 +108,12 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
       return wrote;
     }
     flush();
-    const wrote = inner(text);
-    drawn = text;
-    return wrote;
+    return draw(text);
   }) as LogUpdate;
 
   render.clear = () => {
     flush();
-    if (canHold && drawn !== '' && stream.canHold !== false && cursor === undefined && inner.getCursorPosition() === undefined) {
+    if (canHold && drawn !== '' && trusted() && stream.canHold !== false && cursor === undefined && inner.getCursorPosition() === undefined) {
       held = {text: null};
       stream.holdWrites!({take, flush});
       return;
@@ -119,6 +135,8 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
     flush();
     inner.sync(text);
     drawn = text;
+    // Written by Ink itself, not by the inner writer: not known to be whole.
+    whole = null;
   };
   render.setCursorPosition = position => {
     cursor = position;
@@ -132,12 +150,11 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
 
 /**
  * Text that only prints lines: ends with a newline, and has no control characters but newlines
- * and no escape sequences but colors (SGR) and links (OSC 8). Only such a write can be drawn as
- * rows of a frame.
+ * and no escape sequences but colors (SGR). Only such a write can be drawn as rows of a frame.
  */
 function isPlainLines(data: string): boolean {
   // eslint-disable-next-line no-control-regex
-  return data.endsWith('\n') && !/[\u0000-\u0009\u000B-\u001A\u001C-\u001F\u007F]|\u001B(?!\[[\d;:]*m|\]8;[^\u0007\u001B]*(?:\u0007|\u001B\\))/u.test(data);
+  return data.endsWith('\n') && !/[\u0000-\u0009\u000B-\u001A\u001C-\u001F\u007F]|\u001B(?!\[[\d;:]*m)/u.test(data);
 }
 
 /** The stream as the inner writer sees it: a run of "cursor next line" moves goes out as one. */

@@ -69,6 +69,9 @@ export class ResizeSafeStdout extends EventEmitter {
   /** When the app last wrote to the screen (performance.now()): the session's idle time reads it. */
   lastWriteAt = 0;
 
+  /** Writes so far that had a line cut at the screen's edge (the frame log reads it). */
+  cuts = 0;
+
   /** An erase is written at once while a resize is handled: the narrowing fix below must see it. */
   get canHold(): boolean {
     return !this.resizing;
@@ -103,6 +106,7 @@ export class ResizeSafeStdout extends EventEmitter {
       this.narrowing = undefined;
     }
     const pastEdge = this.drawn.write(data, this.out.columns);
+    if (pastEdge) this.cuts++;
     const framed = pastEdge ? autowrapOff + data + autowrapOn : data;
     return (this.out.write as (data: string, ...rest: unknown[]) => boolean)(framed, ...rest);
   }

@@ -52,6 +52,10 @@ test('the open block takes its rows four at a time, so what is under it moves on
   expect(rowsOf('one\ntwo\nthree\nfour\nfive')).toEqual({rows: 6, text: 5});
   // Never past the rows the region may use.
   expect(rowsOf('1\n2\n3\n4\n5\n6\n7\n8\n9')).toEqual({rows: 6, text: 5});
+  // A region of one row shows the text, not the margin.
+  const state = fold([{type: 'turn-start', prompt: 'x', at: 1}, {type: 'text-delta', text: 'one\ntwo'}]);
+  const {lastFrame} = render(<LiveTurn live={state.live} now={state.now} width={40} maxRows={1} />);
+  expect(plain(lastFrame())).toBe('two');
 });
 
 test('every kind of finished item', () => {

@@ -85,6 +85,18 @@ function inkDriver(wrapped: boolean) {
       stdout.write(data);
       log(output);
     },
+    /** The screen's width changes once what was written has reached it. */
+    async resized(columns: number) {
+      await tty.screen();
+      tty.columns = columns;
+      tty.terminal.resize(columns, ROWS);
+    },
+    /** The screen gets wider: Ink erases nothing, and draws the same frame (so nothing changes). */
+    async widened(columns: number, output: string) {
+      await this.resized(columns);
+      stdout.once('resize', () => this.frame(output));
+      tty.emit('resize');
+    },
     /** Ink's resize handler on a narrower screen: erase, then a frame. */
     narrowed(output: string) {
       stdout.once('resize', () => {
@@ -118,9 +130,9 @@ function* answerFrames() {
   }
 }
 
-async function replay(wrapped: boolean, script: (ink: ReturnType<typeof inkDriver>) => void) {
+async function replay(wrapped: boolean, script: (ink: ReturnType<typeof inkDriver>) => void | Promise<void>) {
   const ink = inkDriver(wrapped);
-  script(ink);
+  await script(ink);
   return {screen: await ink.tty.screen(), bytes: ink.tty.bytes};
 }
 
@@ -167,6 +179,21 @@ describe('frame log', () => {
       ink.done();
     };
     expect((await replay(true, script)).screen).toEqual((await replay(false, script)).screen);
+  });
+
+  it('falls back to Ink erasing when a row on screen may not be what was drawn (cut, then wider)', async () => {
+    const line = 'an answer line of seventy-one columns, wider than the screen at first.';
+    const script = async (ink: ReturnType<typeof inkDriver>) => {
+      await ink.resized(40);
+      // Past the edge: written with autowrap off, so the terminal shows its first 40 columns.
+      ink.frame(`\n${line}\n› prompt\nstatus\n`);
+      await ink.widened(COLUMNS + 20, `\n${line}\n› prompt\nstatus\n`);
+      ink.withStatic(`\n${line}\n`, '› prompt\nstatus\n');
+      ink.frame('› prompt\nstatus…\n');
+    };
+    const nib = await replay(true, script);
+    expect(nib.screen).toEqual((await replay(false, script)).screen);
+    expect(nib.screen).toContain(line);
   });
 });
 
