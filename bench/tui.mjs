@@ -89,10 +89,12 @@ async function inkFloor(answer, mode) {
   await mkdir(dir, {recursive: true});
   const file = join(dir, 'floor-answer.txt');
   await writeFile(file, answer);
-  const bundle = join(dir, 'ink-floor.bundle.mjs');
+  const bundle = join(dir, 'floor', 'ink-floor.js');
   await build({
     entryPoints: [join(ROOT, 'bench', 'ink-floor.mjs')],
-    outfile: bundle,
+    outdir: join(dir, 'floor'),
+    // Split like nib's build, so Ink's devtools (loaded with import() only when DEV=true) stay out.
+    splitting: true,
     bundle: true,
     minify: true,
     platform: 'node',
