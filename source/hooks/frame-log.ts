@@ -34,6 +34,9 @@ export type LogUpdate = {
 
 export type CreateLogUpdate = (stream: never, options?: {showCursor?: boolean; incremental?: boolean}) => LogUpdate;
 
+/** What the frame writer holds back: `take` keeps a write back (true) or lets it through; `flush` writes what was kept. */
+export type HeldWrites = {take: (data: string) => boolean; flush: () => void};
+
 /** A stream that lets the frame writer see, and keep, the write that follows an erase. */
 export type HoldingStream = {
   write: (data: string) => boolean;
@@ -42,15 +45,16 @@ export type HoldingStream = {
   readonly cuts?: number;
   /** False while a write must go out at once (a resize is being handled). */
   readonly canHold?: boolean;
-  /** `take` sees each write first (a write it returns true for is not written); `flush` is called before any other output. */
-  holdWrites?: (held: {take: (data: string) => boolean; flush: () => void} | undefined) => void;
+  /** `take` sees each write first; `flush` is called before any other output. */
+  holdWrites?: (held: HeldWrites | undefined) => void;
 };
 
 type Held = {text: string | null};
 
 export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, options?: {showCursor?: boolean; incremental?: boolean}): LogUpdate {
   const inner = create(compressing(stream) as never, options);
-  const canHold = typeof stream.holdWrites === 'function' && options?.incremental === true;
+  // Only Ink's incremental writer diffs rows, and only a stream that can keep a write back helps.
+  const mayHold = typeof stream.holdWrites === 'function' && options?.incremental === true;
   /** What the inner writer last drew (its frame on screen), '' when nothing. */
   let drawn = '';
   let held: Held | null = null;
@@ -113,7 +117,7 @@ export function wrapLogUpdate(create: CreateLogUpdate, stream: HoldingStream, op
 
   render.clear = () => {
     flush();
-    if (canHold && drawn !== '' && trusted() && stream.canHold !== false && cursor === undefined && inner.getCursorPosition() === undefined) {
+    if (mayHold && drawn !== '' && trusted() && stream.canHold !== false && cursor === undefined && inner.getCursorPosition() === undefined) {
       held = {text: null};
       stream.holdWrites!({take, flush});
       return;
@@ -159,10 +163,12 @@ function isPlainLines(data: string): boolean {
 
 /** The stream as the inner writer sees it: a run of "cursor next line" moves goes out as one. */
 function compressing<T extends HoldingStream>(stream: T): T {
-  const write = (data: string) => stream.write(shortenMoves(data));
-  return new Proxy(stream, {
-    get: (target, property) => (property === 'write' ? write : Reflect.get(target, property, target)),
-  });
+  return withWrite(stream, (data: string) => stream.write(shortenMoves(data)));
+}
+
+/** `stream` with its `write` replaced; everything else (columns, isTTY, events) is the stream's own. */
+export function withWrite<T extends {write: unknown}>(stream: T, write: T['write']): T {
+  return new Proxy(stream, {get: (target, property) => (property === 'write' ? write : Reflect.get(target, property, target))});
 }
 
 // eslint-disable-next-line no-control-regex

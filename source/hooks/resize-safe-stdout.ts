@@ -1,4 +1,5 @@
 import {EventEmitter} from 'node:events';
+import {withWrite, type HeldWrites} from './frame-log.js';
 import {TerminalRows} from './terminal-rows.js';
 
 /**
@@ -86,11 +87,10 @@ export class ResizeSafeStdout extends EventEmitter {
    * draws the frame again, so whatever the frame writer holds back goes out before stderr's text.
    */
   errorStream(stderr: NodeJS.WriteStream): NodeJS.WriteStream {
-    const write = (...args: unknown[]) => {
+    return withWrite(stderr, (...args: unknown[]) => {
       this.held?.flush();
       return (stderr.write as (...args: unknown[]) => boolean)(...args);
-    };
-    return new Proxy(stderr, {get: (target, property) => (property === 'write' ? write : Reflect.get(target, property, target))});
+    });
   }
 
   write(chunk: string | Uint8Array, ...rest: unknown[]): boolean {
@@ -144,9 +144,6 @@ export class ResizeSafeStdout extends EventEmitter {
     return `${eraseLine}${`\u001B[1A${eraseLine}`.repeat(up)}\u001B[G`;
   }
 }
-
-/** See frame-log.ts: `take` keeps a write back (true) or lets it through; `flush` writes what was kept. */
-export type HeldWrites = {take: (data: string) => boolean; flush: () => void};
 
 const eraseLine = '\u001B[2K';
 const autowrapOff = '\u001B[?7l';
