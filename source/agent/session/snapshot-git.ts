@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process';
-import {lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile} from 'node:fs/promises';
+import {appendFile, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile} from 'node:fs/promises';
 import {dirname, join, sep} from 'node:path';
 import type {Failure, Result} from '../../core/result.js';
 
@@ -157,12 +157,9 @@ export async function prepareShadowRepo(
     await mkdir(gitDir, {recursive: true, mode: 0o700});
     const created = await git(['init', '--quiet', '--bare', gitDir], true);
     if (!created.ok) return created;
-    if (!(await writeShadowSettings(gitDir))) {
-      for (const [key, value] of SHADOW_SETTINGS) {
-        const set = await git(['config', key, value], false);
-        if (!set.ok) return set;
-      }
-    }
+    // One append instead of a `git config` process per setting (15 at a workspace's first
+    // session). git reads the last value of a key, so `core.bare = false` overrides init's `true`.
+    await appendFile(join(gitDir, 'config'), configText(SHADOW_SETTINGS));
     await mkdir(join(gitDir, 'info'), {recursive: true});
     await writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
   }
@@ -172,26 +169,12 @@ export async function prepareShadowRepo(
   return {ok: true, value: undefined};
 }
 
-/**
- * The settings written into the config `git init` just made, in one write instead of one `git
- * config` process each (15 processes at the first session in a workspace). False when the file
- * is not as expected (no `bare = true` line to turn off); the caller then asks git, key by key.
- */
-async function writeShadowSettings(gitDir: string): Promise<boolean> {
-  const path = join(gitDir, 'config');
-  const made = await readFile(path, 'utf8').catch(() => null);
-  const bareLine = /^(\s*)bare\s*=\s*true\s*$/m;
-  if (made === null || !bareLine.test(made)) return false;
-  const sections = new Map<string, string[]>();
-  for (const [key, value] of SHADOW_SETTINGS) {
-    if (key === 'core.bare') continue;
+/** `[section] key = value` lines, in git's config file format. */
+function configText(settings: ReadonlyArray<readonly [string, string]>): string {
+  return settings.map(([key, value]) => {
     const dot = key.indexOf('.');
-    const section = key.slice(0, dot);
-    sections.set(section, [...(sections.get(section) ?? []), `\t${key.slice(dot + 1)} = ${value}`]);
-  }
-  const added = [...sections].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('');
-  await writeFile(path, `${made.replace(bareLine, '$1bare = false').replace(/\n?$/, '\n')}${added}`);
-  return true;
+    return `[${key.slice(0, dot)}]\n\t${key.slice(dot + 1)} = ${value}\n`;
+  }).join('');
 }
 
 /** A file may come back where the turn left a directory (now empty) or a symlink. */

@@ -1,20 +1,18 @@
-import {mkdtemp, rm} from 'node:fs/promises';
-import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {prepareShadowRepo, runGit, SHADOW_SETTINGS} from '../../../source/agent/session/snapshot-git.js';
+import {createSandbox, type Sandbox} from '../../support/sandbox.js';
 
 describe('prepareShadowRepo', () => {
-  let dir: string;
+  let sandbox: Sandbox;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'nib-shadow-'));
+    sandbox = await createSandbox();
   });
-  afterEach(async () => {
-    await rm(dir, {recursive: true, force: true});
-  });
+  afterEach(() => sandbox.cleanup());
 
   it('creates the shadow repository with every setting, as git reads them', async () => {
-    const gitDir = join(dir, 'shadow.git');
+    const dir = sandbox.workspace;
+    const gitDir = join(sandbox.root, 'shadow.git');
     const calls: string[][] = [];
     const git = (args: string[], bare: boolean) => {
       calls.push(args);
