@@ -104,7 +104,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   }
   if (config.resume === true) return listForPrintMode(config);
   const [{openSession}, {runPrint, EXIT}] = await Promise.all([import('./agent/session/open.js'), import('./print/print.js')]);
-  const session = await openSession(config, process.env, {canAsk: false, loadProviderNow: true});
+  const session = await openSession(config, process.env, {canAsk: false, sendsAtOnce: true});
   if (!session.ok) return fail(session.error);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);

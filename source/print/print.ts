@@ -15,9 +15,6 @@ export type PrintIO = {
 
 export const EXIT = {ok: 0, failed: 1, interrupted: 130} as const;
 
-/** How long the first request waits for the server to say its window. */
-const PROBE_WAIT_MS = 1_500;
-
 /**
  * Runs one prompt through the session and prints what it reports. Returns the exit code: 0 when
  * the model answered, 130 when interrupted, 1 otherwise (provider error, round cap).
@@ -48,8 +45,6 @@ export async function runPrint(config: Config, session: AgentSession, prompt: st
   });
   let reason;
   try {
-    // The server's window decides whether the prompt fits; the turn waits for it this long at most.
-    session.window.waitBeforeChecks(PROBE_WAIT_MS);
     reason = await session.prompt(prompt, {signal});
   } finally {
     unsubscribe();

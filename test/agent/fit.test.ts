@@ -6,7 +6,7 @@ import {compactHistory, SUMMARY_SYSTEM} from '../../source/agent/compact.js';
 import {estimateTokens} from '../../source/agent/context.js';
 import {runAgent} from '../../source/agent/loop.js';
 import {createProvider} from '../../source/agent/provider/client.js';
-import {SessionWindow} from '../../source/agent/session/window.js';
+import {PROBE_WAIT_MS, SessionWindow} from '../../source/agent/session/window.js';
 import {createToolRegistry, createReadLedger, readTool} from '../../source/tools/index.js';
 import type {AgentEvent} from '../../source/core/events.js';
 import type {Message} from '../../source/core/messages.js';
@@ -48,7 +48,7 @@ async function session(persona: Persona, script: Parameters<typeof startOpenAiSe
   window.setTools(tools.definitions({mode: 'ask'}));
   const history: Message[] = [{type: 'system', content: SYSTEM}];
   if (options.probe === 'print') {
-    window.waitBeforeChecks(1_500);
+    window.waitBeforeChecks(PROBE_WAIT_MS);
     void window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
   } else if (options.probe !== false) await window.probe({baseURL: server.url, model: 'nib-test-model'}, history);
   const compaction = window.compaction(() => provider);

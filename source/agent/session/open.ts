@@ -10,7 +10,7 @@ import {AgentSession} from './agent-session.js';
 import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
 import {modelFromServer} from './server-model.js';
-import {probeTarget} from './window.js';
+import {PROBE_WAIT_MS, probeTarget} from './window.js';
 
 export type OpenSessionOptions = {
   /** False in print mode: nobody is there to answer an approval. */
@@ -18,10 +18,11 @@ export type OpenSessionOptions = {
   /** The date the system prompt states. */
   now?: () => Date;
   /**
-   * Start loading the SDK with the session, not with the first request: print mode sends at once,
-   * so the loading overlaps the server probe and the log's first write. The TUI loads it later.
+   * Print mode: the prompt goes out as soon as the session is open. The SDK starts loading with
+   * the session (beside the server probe), and a turn's check that the prompt fits waits for the
+   * server's window, briefly. The TUI loads the SDK after its first frame and never waits.
    */
-  loadProviderNow?: boolean;
+  sendsAtOnce?: boolean;
 };
 
 /**
@@ -96,7 +97,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
         idleTimeoutMs: config.idleTimeoutMs,
       });
       // A failed load is reported by the request that needs it.
-      if (options.loadProviderNow) void provider.prepare?.().catch(() => {});
+      if (options.sendsAtOnce) void provider.prepare?.().catch(() => {});
       return provider;
     },
     canAsk: options.canAsk,
@@ -106,6 +107,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   // In the background: the first frame never waits for it, print mode's first request only briefly.
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
   void store.window.probe(probeTarget(config, session.model), session.history);
+  if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};

@@ -22,6 +22,9 @@ export function probeTarget(config: {baseURL: string; apiKey: string | undefined
   return {baseURL: config.baseURL, ...(config.apiKey ? {apiKey: config.apiKey} : {}), model};
 }
 
+/** How long print mode's first check that the prompt fits waits for the server to say its window. */
+export const PROBE_WAIT_MS = 1_500;
+
 /** Working room beyond the system prompt and tools, below which an Ollama window is too small. */
 const OLLAMA_MARGIN = 2048;
 
