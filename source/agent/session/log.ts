@@ -30,12 +30,9 @@ const KEPT_EVENTS = new Set<AgentEvent['type']>([
 
 /**
  * Events before which everything recorded so far must be on disk: the next request, a wait for
- * the person, a tool that may take minutes, and the end of a turn. And the start of a turn: the
- * log is created and the turn recorded while the first request still waits for the server's
- * window (print mode), so that request has nothing left to write.
+ * the person, a tool that may take minutes, and the end of a turn.
  */
 const FLUSH_BEFORE = new Set<AgentEvent['type']>([
-  'turn-start',
   'request-start',
   'approval-request',
   'tool-start',
