@@ -34,31 +34,36 @@ await mkdir(join(home, 'config-mcp', 'nib'), {recursive: true});
 await writeFile(join(home, 'config-mcp', 'nib', 'config.json'), JSON.stringify({mcpServers: {everything: {command: process.execPath, args: [everything]}}}));
 const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
 
-function toExit(args) {
+function toExit(args, childEnv = env) {
   const started = performance.now();
-  const child = spawn(process.execPath, args, {stdio: 'ignore', env, cwd: home});
+  const child = spawn(process.execPath, args, {stdio: 'ignore', env: childEnv, cwd: home});
   return new Promise(resolve => child.on('close', () => resolve(performance.now() - started)));
 }
 
 // The server never answers: the clock stops when the request arrives, then nib is killed.
 const server = await startOpenAiServer(() => sse.stall());
 const cpu = new Map();
-/** `withConfig`: false, true (the model in a config file) or 'mcp' (a config file with an MCP server). */
-async function toFirstRequest(cli, withConfig) {
+/** Spawn to the first request reaching the server, and the CPU the child used so far; then it is killed. */
+async function firstRequest(args, childEnv) {
   const before = server.requests.length;
   const started = performance.now();
-  const args = [cli, '-p', 'hi', '--base-url', server.url, ...(withConfig === true ? [] : ['--model', 'bench-model'])];
-  const childEnv = withConfig === 'mcp' ? mcpEnv : withConfig ? configured : env;
   const child = spawn(process.execPath, args, {stdio: 'ignore', env: childEnv, cwd: home});
   await server.waitForRequests(before + 1);
   const elapsed = performance.now() - started;
   // CPU (user + sys) so far, in clock ticks of 10 ms: steadier than wall time on a busy machine.
   const stat = await readFile(`/proc/${child.pid}/stat`, 'utf8').catch(() => '');
   const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number);
-  cpu.get(cli + withConfig)?.push((utime + stime) * 10) ?? cpu.set(cli + withConfig, [(utime + stime) * 10]);
   const closed = new Promise(resolve => child.on('close', resolve));
   child.kill('SIGKILL');
   await closed;
+  return {elapsed, cpuMs: (utime + stime) * 10};
+}
+
+/** `withConfig`: false, true (the model in a config file) or 'mcp' (a config file with an MCP server). */
+async function toFirstRequest(cli, withConfig) {
+  const args = [cli, '-p', 'hi', '--base-url', server.url, ...(withConfig === true ? [] : ['--model', 'bench-model'])];
+  const {elapsed, cpuMs} = await firstRequest(args, withConfig === 'mcp' ? mcpEnv : withConfig ? configured : env);
+  cpu.get(cli + withConfig)?.push(cpuMs) ?? cpu.set(cli + withConfig, [cpuMs]);
   return elapsed;
 }
 
@@ -76,29 +81,15 @@ await build({
   format: 'esm',
   logLevel: 'warning',
 });
-async function rawSdkToFirstRequest() {
-  const before = server.requests.length;
-  const started = performance.now();
-  const child = spawn(process.execPath, [rawSdk, server.url], {stdio: 'ignore', env, cwd: home});
-  await server.waitForRequests(before + 1);
-  const elapsed = performance.now() - started;
-  const closed = new Promise(resolve => child.on('close', resolve));
-  child.kill('SIGKILL');
-  await closed;
-  return elapsed;
-}
-
 // Node writes its compile cache when a process exits normally, and the timed runs are killed: one
 // complete run of each build first, so a build measured right after it was made is not cold.
 {
   const answering = await startOpenAiServer(() => sse.text('warm'));
   for (const [, cli] of builds) {
-    for (const childEnv of [env, configured]) {
-      const args = [cli, '-p', 'hi', '--base-url', answering.url, ...(childEnv === env ? ['--model', 'bench-model'] : [])];
-      await new Promise(resolve => spawn(process.execPath, args, {stdio: 'ignore', env: childEnv, cwd: home}).on('close', resolve));
-    }
+    await toExit([cli, '-p', 'hi', '--base-url', answering.url, '--model', 'bench-model']);
+    await toExit([cli, '-p', 'hi', '--base-url', answering.url], configured);
   }
-  await new Promise(resolve => spawn(process.execPath, [rawSdk, answering.url], {stdio: 'ignore', env, cwd: home}).on('close', resolve));
+  await toExit([rawSdk, answering.url]);
   await answering.close();
 }
 
@@ -113,7 +104,7 @@ try {
   // Interleaved so drift on a shared machine hits every row alike.
   for (let i = 0; i < RUNS; i++) {
     floor.push(await toExit(['-e', '0']));
-    add('raw SDK script, bundled', await rawSdkToFirstRequest());
+    add('raw SDK script, bundled', (await firstRequest([rawSdk, server.url], env)).elapsed);
     for (const [label, cli] of builds) {
       add(`nib --version${label}`, await toExit([cli, '--version']));
       add(`nib -p${label}`, await toFirstRequest(cli, false), cpu.get(cli + false)?.at(-1));
