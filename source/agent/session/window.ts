@@ -98,7 +98,7 @@ export class SessionWindow {
 
   /**
    * Print mode: a turn's checks wait for the probe at most `timeoutMs` (whether the prompt fits
-   * depends on the window). The turn starts meanwhile: hooks run, the log is written.
+   * depends on the window). The turn starts meanwhile: its hooks run.
    */
   waitBeforeChecks(timeoutMs: number): void {
     this.checksWaitMs = timeoutMs;
