@@ -1,8 +1,10 @@
-import {mkdtemp, readFile, rm} from 'node:fs/promises';
+import {readFileSync} from 'node:fs';
+import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
+import {waitFor} from '../support/wait-for.js';
 import {everythingEntry, faultEntry, marker, processesWith} from '../support/mcp-servers.js';
 import {IDLE, nibPerTest} from './nib-session.js';
 
@@ -96,7 +98,13 @@ describe('MCP in the TUI', () => {
   test('Esc cancels a running MCP call: the server hears notifications/cancelled, the model gets an error', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'nib-tmux-mcp-'));
     const log = join(dir, 'fault.log');
-    const logged = async (text: string) => (await readFile(log, 'utf8').catch(() => '')).includes(text);
+    const logged = (text: string) => {
+      try {
+        return readFileSync(log, 'utf8').includes(text);
+      } catch {
+        return false;
+      }
+    };
     try {
       const session = await start({
         script: [sse.toolCall('mcp__fault__hang', {}), sse.text('Stopped.')],
@@ -117,8 +125,8 @@ describe('MCP in the TUI', () => {
       }
       await term.type('wait forever');
       await term.send('Enter');
-      for (let i = 0; i < 200 && !(await logged('hang started')); i++) await new Promise(resolve => setTimeout(resolve, 25));
-      expect(await logged('hang started')).toBe(true);
+      // The one waitFor: its bound allows for a loaded machine (this waited 5 s and flaked under the full suite).
+      await waitFor(() => logged('hang started'), () => 'the fault server never logged "hang started"');
       await term.waitForText('fault › hang');
       await term.send('Escape');
       await term.waitForText(IDLE);
@@ -128,8 +136,7 @@ describe('MCP in the TUI', () => {
       await server.waitForRequests(2);
       const toolMessage = server.requests[1]!.body.messages.find(m => m.role === 'tool');
       expect(String(toolMessage?.content)).toMatch(/^Interrupted by the user while running\.\nfault · hang: cancelled; the server was asked to stop\./);
-      for (let i = 0; i < 200 && !(await logged('hang cancelled')); i++) await new Promise(resolve => setTimeout(resolve, 25));
-      expect(await logged('hang cancelled')).toBe(true);
+      await waitFor(() => logged('hang cancelled'), () => 'the fault server never logged "hang cancelled"');
     } finally {
       await rm(dir, {recursive: true, force: true});
     }
