@@ -1,4 +1,4 @@
-import {readdir, readFile, rm, stat} from 'node:fs/promises';
+import {mkdir, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
@@ -247,6 +247,20 @@ export async function pruneSessions(data: string, options: {retentionDays: numbe
     }
   }
   return deleted;
+}
+
+/**
+ * Whether retention is due: once a day, not at every start. Going through every session file cost
+ * `nib -p` ~6 ms per hundred sessions before its first request (bench/startup.mjs). The mark is
+ * set before the pruning, so a failing prune is not retried at every start either.
+ */
+export async function pruneDue(data: string, now = Date.now()): Promise<boolean> {
+  const mark = join(data, 'pruned-at');
+  const last = await stat(mark).then(info => info.mtimeMs, () => 0);
+  if (now - last < 24 * 60 * 60 * 1000 && last <= now) return false;
+  await mkdir(data, {recursive: true});
+  await writeFile(mark, '');
+  return true;
 }
 
 export type SessionChoice =

@@ -6,7 +6,7 @@ import {loadInstructions, type Instructions} from './instructions.js';
 import type {Message} from '../../core/messages.js';
 import {createRedactor, type Redactor} from '../config/redact.js';
 import {SessionLog, dataDir, sessionsDir, type SnapshotRecord} from './log.js';
-import {loadChoice, pruneSessions, type LoadedSession, type SessionChoice} from './saved.js';
+import {loadChoice, pruneDue, pruneSessions, type LoadedSession, type SessionChoice} from './saved.js';
 
 export type {SessionChoice} from './saved.js';
 import {Snapshots, pruneSnapshots} from './snapshots.js';
@@ -88,9 +88,13 @@ export class SessionStore {
 
     const [instructions] = await Promise.all([
       loadInstructions({cwd: root, env}),
-      // Retention is housekeeping: a failure to prune must not stop nib, nor slow its start.
-      pruneSessions(data, {retentionDays: options.retentionDays})
-        .then(() => void pruneSnapshots(data, {retentionDays: options.retentionDays}).catch(() => {}))
+      // Retention is housekeeping, once a day: a failure to prune must not stop nib, nor slow its start.
+      pruneDue(data)
+        .then(async due => {
+          if (!due) return;
+          await pruneSessions(data, {retentionDays: options.retentionDays});
+          void pruneSnapshots(data, {retentionDays: options.retentionDays}).catch(() => {});
+        })
         .catch(() => {}),
     ]);
     if (instructions.notice) notices.push(instructions.notice);

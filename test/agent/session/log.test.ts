@@ -6,7 +6,7 @@ import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {unansweredToolCalls, type Message} from '../../../source/core/messages.js';
 import {SessionLog, dataDir, sessionsDir, workspaceKey} from '../../../source/agent/session/log.js';
-import {INTERRUPTED_RESULT, deleteSession, findSession, latestSession, listSessions, loadSession, pruneSessions, repairHistory} from '../../../source/agent/session/saved.js';
+import {INTERRUPTED_RESULT, deleteSession, findSession, latestSession, listSessions, loadSession, pruneDue, pruneSessions, repairHistory} from '../../../source/agent/session/saved.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -214,5 +214,16 @@ describe('listing, deleting, retention', () => {
     expect(await pruneSessions(data, {retentionDays: 30})).toEqual(['old']);
     expect(await latestSession(a)).toBeNull();
     expect(await latestSession(b)).toBe(logB.path);
+  });
+
+  test('retention runs once a day: the first start is due, the next ones that day are not', async () => {
+    const data = join(dir, 'fresh-data');
+    const now = Date.now();
+    expect(await pruneDue(data, now)).toBe(true);
+    expect(await pruneDue(data, now + 60_000)).toBe(false);
+    expect(await pruneDue(data, now + 23 * 3_600_000)).toBe(false);
+    // A day later, or a clock set back past the mark: due again.
+    expect(await pruneDue(data, now + 25 * 3_600_000)).toBe(true);
+    expect(await pruneDue(data, now - 3_600_000)).toBe(true);
   });
 });
