@@ -44,7 +44,7 @@ const result = await build({
   },
   // ink loads the devtools bridge only when DEV=true; it is an optional peer we do not ship.
   external: ['react-devtools-core'],
-  plugins: [inkFrameLog()],
+  plugins: [inkFrameLog(), zodEnglishOnly()],
   banner: {
     js: [
       '#!/usr/bin/env node',
@@ -89,6 +89,27 @@ function inkFrameLog() {
           "import {wrapLogUpdate} from './source/hooks/frame-log.ts';",
           'export default {create: (stream, options) => wrapLogUpdate(original.create, stream, options)};',
         ].join('\n'),
+      }));
+    },
+  };
+}
+
+/**
+ * zod with its English messages only. zod exports every locale it has under `z.locales` (267 KB of
+ * the 470 KB it added to the bundle), so esbuild cannot drop them; nib speaks English and never
+ * reads `z.locales`. Measured with bench/startup.mjs: a config file cost `nib -p` ~25 ms, mostly this.
+ */
+function zodEnglishOnly() {
+  return {
+    name: 'zod-english-only',
+    setup(builder) {
+      builder.onResolve({filter: /^\.\.\/locales\/index\.js$/}, args =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? {path: 'zod-locales', namespace: 'nib', pluginData: args.resolveDir} : undefined,
+      );
+      builder.onLoad({filter: /^zod-locales$/, namespace: 'nib'}, args => ({
+        resolveDir: args.pluginData,
+        loader: 'js',
+        contents: "export {default as en} from '../locales/en.js';",
       }));
     },
   };
