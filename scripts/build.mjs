@@ -10,9 +10,10 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 // `npm pack` (prepack) builds with --clean: the package gets exactly this build's files.
 if (process.argv.includes('--clean')) await rm('dist', {recursive: true, force: true});
 
-// The tools' JSON Schemas as plain data (see scripts/tool-definitions.mjs), fresh for every build.
-{
-  const {OUTPUT, generate} = await import('./tool-definitions.mjs');
+// The tools' and the config file's JSON Schemas as plain data, fresh for every build (each script
+// says why).
+for (const script of ['./tool-definitions.mjs', './config-schema.mjs']) {
+  const {OUTPUT, generate} = await import(script);
   const text = await generate();
   if ((await readFile(OUTPUT, 'utf8').catch(() => '')) !== text) await writeFile(OUTPUT, text);
 }

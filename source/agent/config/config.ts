@@ -10,6 +10,8 @@ import type {Result} from '../../core/result.js';
 import type {Hooks, Permissions} from '../guard/schema.js';
 import type {SandboxOptions} from '../guard/sandbox.js';
 import type {ConfigFile} from './config-file.js';
+import {CONFIG_FIELDS} from './config-fields.js';
+import {plainlyValid} from './plain-check.js';
 
 export {DEFAULT_BASE_URL, parseFlags, type Flags, type OutputFormat} from './flags.js';
 export type {ConfigFile} from './config-file.js';
@@ -66,9 +68,19 @@ export async function readConfigFile(path: string): Promise<Result<ConfigFile>> 
   const json = await readJsonFile(path);
   if (!json.ok) return json;
   if (json.value === undefined) return {ok: true, value: {}};
-  // Only a config file that exists needs zod, so nib without one never loads it.
+  // A file of plain fields (a model, a URL, a mode, numbers) is checked without zod; anything
+  // else, and every problem, is zod's to judge and word.
+  if (plainConfig(json.value)) return {ok: true, value: json.value};
   const {validateConfigFile} = await import('./config-file.js');
   return validateConfigFile(path, json.value);
+}
+
+function plainConfig(json: unknown): json is ConfigFile {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
+  return Object.entries(json).every(([key, value]) => {
+    const schema = Object.hasOwn(CONFIG_FIELDS, key) ? CONFIG_FIELDS[key] : null;
+    return schema ? plainlyValid(schema, value) : false;
+  });
 }
 
 /** flags > env > config file > defaults. Pure apart from reading the config file. */
