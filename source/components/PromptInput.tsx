@@ -1,8 +1,8 @@
 import {Box, Text, useInput, usePaste} from 'ink';
-import TextInput from 'ink-text-input';
-import {useMemo, useReducer, useRef, useState} from 'react';
+import {useMemo, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
+import {TextInput} from './TextInput.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -27,7 +27,7 @@ export type Props = {
 };
 
 /**
- * The prompt line on ink-text-input. Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
+ * The prompt line (TextInput). Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
  * walk the history; typing `/` opens a completion list of commands, and `@` one of workspace paths
  * (Up/Down choose, Tab or Enter complete, Esc closes the path list and keeps the text).
  */
@@ -36,10 +36,6 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   // Position in `history` while walking it, and the unsent draft to come back to.
   const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
   const [selected, setSelected] = useState(0);
-  // ink-text-input inserts the letter of a Ctrl chord (Ctrl+D types "d"); the guard below sees each
-  // key before the input (it is first in the tree, and never remounted, so its listener stays
-  // first) and marks such chords so the change they cause is dropped.
-  const isChord = useRef(false);
   // Where the `@` list was closed with Esc: it stays closed for that mention, not for the next.
   const [dismissed, setDismissed] = useState<number | null>(null);
   const typing = mentionSearch ? typingMention(value) : null;
@@ -54,48 +50,26 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   /** The prompt with the `@` being typed replaced by the chosen path (a folder stays open for more). */
   const withMention = (path: string) => `${value.slice(0, typing!.start)}${mentionText(path)}${path.endsWith('/') ? '' : ' '}`;
 
-  // ink-text-input keeps its cursor where it was when the value is replaced from outside (history,
-  // completion, the editor); remounting it puts the cursor at the end of the new text.
-  // Decided during render, not in an effect, so no key can reach the old instance in between.
-  const typed = useRef(value);
-  const revision = useRef(0);
-  const [, redraw] = useReducer((count: number) => count + 1, 0);
-  if (value !== typed.current) {
-    typed.current = value;
-    revision.current += 1;
-  }
-
   /** What the person typed into the input. */
   const fromInput = (next: string) => {
-    if (isChord.current) {
-      // The input moved its cursor past the letter it typed; a fresh one puts it back at the end.
-      revision.current += 1;
-      redraw();
-      return;
-    }
     // Ink does not split a CR from the text read with it. A paste arrives through usePaste below
     // (bracketed paste), so a lone trailing CR here is Enter typed before the app read the keys
     // (fast typing, a loaded machine): send. Several CRs are a paste from a terminal without
     // bracketed paste: keep them as line breaks rather than sending the first line.
     const lines = next.split(/\r\n?/);
     if (lines.length === 2 && lines[1] === '') {
-      typed.current = lines[0]!;
       change(lines[0]!);
       submit(lines[0]!);
       return;
     }
-    const text = lines.join('\n');
-    typed.current = text;
-    change(text);
+    change(lines.join('\n'));
   };
 
   // Bracketed paste: a pasted block lands in the prompt whole, line breaks included, never sent.
   usePaste(
     pasted => {
-      const text = value + pasted.replace(/\r\n?/g, '\n');
-      // Remount the input so its cursor goes to the end of the new text.
-      typed.current = '';
-      change(text);
+      // A change from outside the input: its cursor goes to the end of the new text.
+      change(value + pasted.replace(/\r\n?/g, '\n'));
     },
     {isActive},
   );
@@ -155,14 +129,6 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   const lines = value.split('\n');
   return (
     <Box flexDirection="column">
-      <KeyGuard
-        isActive={isActive}
-        onChord={() => {
-          isChord.current = true;
-          // Every listener sees a key synchronously in one emit; the next key starts clean.
-          queueMicrotask(() => (isChord.current = false));
-        }}
-      />
       <Box>
         <Box flexDirection="column" marginRight={1}>
           {lines.map((_, index) => (
@@ -171,7 +137,7 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
             </Text>
           ))}
         </Box>
-        <TextInput key={revision.current} value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
+        <TextInput value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
       </Box>
       {isMenuOpen && isActive ? (
         <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} prefix={isMention ? '@' : '/'} />
@@ -188,18 +154,4 @@ export function slashMatches(value: string, commands: readonly SlashItem[]): Sla
   if (!value.startsWith('/') || /\s/.test(value)) return [];
   const typed = value.slice(1).toLowerCase();
   return commands.filter(command => command.name.startsWith(typed));
-}
-
-/**
- * Sees every key before ink-text-input does (its listener is registered first because it comes
- * first in the tree) and reports Ctrl/Meta chords, which the input would otherwise type.
- */
-function KeyGuard({isActive, onChord}: {readonly isActive: boolean; readonly onChord: () => void}) {
-  useInput(
-    (input, key) => {
-      if ((key.ctrl && input !== '') || key.meta) onChord();
-    },
-    {isActive},
-  );
-  return null;
 }

@@ -184,3 +184,16 @@ test('Esc closes the @ list and keeps the text; Enter then sends it as typed', a
   await type('@sour');
   await waitFor(() => expect(plain(lastFrame())).toContain('› @source/'));
 });
+
+test('keys that arrive in one read each count: a burst of Backspaces, then text', async () => {
+  const {type, lastFrame, sent} = setup();
+  await type('fix teh');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› fix teh'));
+  // A loaded machine or a slow link delivers several keys in one read.
+  await type('\u007F\u007F\u007F');
+  await type('the build\u007F\u007Fld', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['fix the build']));
+  // Enter read together with the keys before it sends what they made.
+  await type('second tryx\u007F\r');
+  await waitFor(() => expect(sent).toEqual(['fix the build', 'second try']));
+});
