@@ -3,6 +3,7 @@ import {useMemo, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {TextInput} from './TextInput.js';
+import {useKeyState} from '../hooks/use-key-state.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -33,8 +34,9 @@ export type Props = {
  */
 export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch}: Props) {
   const theme = useTheme();
-  // Position in `history` while walking it, and the unsent draft to come back to.
-  const [walk, setWalk] = useState<{index: number; draft: string} | null>(null);
+  // Position in `history` while walking it, and the unsent draft to come back to. A ref too: a held
+  // Up delivers several presses in one read, before React renders again, and each must step.
+  const [walking, , setWalk] = useKeyState<{index: number; draft: string} | null>(null);
   const [selected, setSelected] = useState(0);
   // Where the `@` list was closed with Esc: it stays closed for that mention, not for the next.
   const [dismissed, setDismissed] = useState<number | null>(null);
@@ -109,10 +111,12 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
       if (isMention && key.tab && choice) return change(withMention(choice.name));
       if (isMenuOpen && key.tab && choice) return change(`/${choice.name}${choice.args ? ' ' : ''}`);
       if (key.upArrow && history.length > 0) {
+        const walk = walking.current;
         const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);
         setWalk({index, draft: walk?.draft ?? value});
         onChange(history[index]!);
-      } else if (key.downArrow && walk !== null) {
+      } else if (key.downArrow && walking.current !== null) {
+        const walk = walking.current;
         const index = walk.index + 1;
         if (index >= history.length) {
           setWalk(null);

@@ -85,6 +85,14 @@ test('Up and Down walk the history and come back to the draft', async () => {
   await waitFor(() => expect(sent).toEqual(['second']));
 });
 
+test('a held Up, read as one burst, steps once per press', async () => {
+  const {type, lastFrame} = setup({history: ['first', 'second', 'third']});
+  await type(keys.up + keys.up + keys.up);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› first'));
+  await type(keys.down + keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› third'));
+});
+
 test('typing / lists the commands; Tab completes the highlighted one', async () => {
   const {type, lastFrame} = setup();
   await type('/');
