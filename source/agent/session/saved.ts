@@ -1,8 +1,8 @@
-import {mkdir, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
+import {readdir, readFile, rm, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
-import {sessionsRoot, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
+import {type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
 
 /**
  * Sessions already on disk: loading one back (repairing what a crash left), and finding, listing,
@@ -156,7 +156,7 @@ export type SessionSummary = {
 };
 
 /** Session files of one workspace, newest write first, without reading them. */
-async function sessionFiles(dir: string): Promise<Array<{id: string; path: string; updated: number}>> {
+export async function sessionFiles(dir: string): Promise<Array<{id: string; path: string; updated: number}>> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -227,40 +227,6 @@ export async function deleteSession(dir: string, id: string): Promise<Result<str
   if (!found.ok) return found;
   await rm(found.value, {force: true});
   return found;
-}
-
-/**
- * Deletes session logs of every workspace not written for `retentionDays` (0 or less keeps
- * everything). Returns the deleted ids.
- */
-export async function pruneSessions(data: string, options: {retentionDays: number; now?: number}): Promise<string[]> {
-  if (!(options.retentionDays > 0)) return [];
-  const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
-  const root = sessionsRoot(data);
-  const workspaces = await readdir(root).catch(() => [] as string[]);
-  const deleted: string[] = [];
-  for (const workspace of workspaces) {
-    for (const file of await sessionFiles(join(root, workspace))) {
-      if (file.updated >= cutoff) continue;
-      await rm(file.path, {force: true});
-      deleted.push(file.id);
-    }
-  }
-  return deleted;
-}
-
-/**
- * Whether retention is due: once a day, not at every start. Going through every session file cost
- * `nib -p` ~6 ms per hundred sessions before its first request (bench/startup.mjs). The mark is
- * set before the pruning, so a failing prune is not retried at every start either.
- */
-export async function pruneDue(data: string, now = Date.now()): Promise<boolean> {
-  const mark = join(data, 'pruned-at');
-  const last = await stat(mark).then(info => info.mtimeMs, () => 0);
-  if (now - last < 24 * 60 * 60 * 1000 && last <= now) return false;
-  await mkdir(data, {recursive: true});
-  await writeFile(mark, '');
-  return true;
 }
 
 export type SessionChoice =

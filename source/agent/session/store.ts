@@ -6,10 +6,11 @@ import {loadInstructions, type Instructions} from './instructions.js';
 import type {Message} from '../../core/messages.js';
 import {createRedactor, type Redactor} from '../config/redact.js';
 import {SessionLog, dataDir, sessionsDir, type SnapshotRecord} from './log.js';
-import {loadChoice, pruneDue, pruneSessions, type LoadedSession, type SessionChoice} from './saved.js';
+import {loadChoice, type LoadedSession, type SessionChoice} from './saved.js';
+import {retainDaily} from './retention.js';
 
 export type {SessionChoice} from './saved.js';
-import {Snapshots, pruneSnapshots} from './snapshots.js';
+import {Snapshots} from './snapshots.js';
 import type {Result} from '../../core/result.js';
 
 /**
@@ -88,14 +89,7 @@ export class SessionStore {
 
     const [instructions] = await Promise.all([
       loadInstructions({cwd: root, env}),
-      // Retention is housekeeping, once a day: a failure to prune must not stop nib, nor slow its start.
-      pruneDue(data)
-        .then(async due => {
-          if (!due) return;
-          await pruneSessions(data, {retentionDays: options.retentionDays});
-          void pruneSnapshots(data, {retentionDays: options.retentionDays}).catch(() => {});
-        })
-        .catch(() => {}),
+      retainDaily(data, options.retentionDays),
     ]);
     if (instructions.notice) notices.push(instructions.notice);
 

@@ -6,7 +6,8 @@ import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {unansweredToolCalls, type Message} from '../../../source/core/messages.js';
 import {SessionLog, dataDir, sessionsDir, workspaceKey} from '../../../source/agent/session/log.js';
-import {INTERRUPTED_RESULT, deleteSession, findSession, latestSession, listSessions, loadSession, pruneDue, pruneSessions, repairHistory} from '../../../source/agent/session/saved.js';
+import {INTERRUPTED_RESULT, deleteSession, findSession, latestSession, listSessions, loadSession, repairHistory} from '../../../source/agent/session/saved.js';
+import {pruneDue, pruneSessions} from '../../../source/agent/session/retention.js';
 
 let dir: string;
 beforeEach(async () => {
