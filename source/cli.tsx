@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
 import {redact} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
+import {resolveChunksDirectly} from './chunk-resolver.js';
 import {drawEarlyPrompt} from './early-prompt.js';
 import {LIMITS} from './core/limits.js';
 import type {Result} from './core/result.js';
@@ -17,6 +18,8 @@ module.enableCompileCache?.();
 
 declare const NIB_VERSION: string;
 const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
+// Bundled (the build defines NIB_VERSION): the chunks load without Node's checks on disk.
+if (VERSION !== 'dev') resolveChunksDirectly(import.meta.url);
 
 async function main(argv: readonly string[], secrets: string[]): Promise<number> {
   const tooOld = nodeVersionProblem(process.version, process.env);
