@@ -22,7 +22,6 @@ const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
 if (VERSION !== 'dev') resolveChunksDirectly(import.meta.url);
 
 async function main(argv: readonly string[], secrets: string[]): Promise<number> {
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('main');
   const tooOld = nodeVersionProblem(process.version, process.env);
   if (tooOld) return fail(tooOld);
   const flags = parseFlags(argv);
@@ -37,9 +36,7 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   }
 
   const {resolveConfig} = await import('./agent/config/config.js');
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('configImported');
   const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('configResolved');
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
   // Spill files a crashed nib left behind. Not awaited: it runs beside the first request and is
@@ -110,9 +107,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
   }
   if (config.resume === true) return listForPrintMode(config);
   const [{openSession}, {runPrint, EXIT}] = await Promise.all([import('./agent/session/open.js'), import('./print/print.js')]);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('printImported');
   const session = await openSession(config, process.env, {canAsk: false, sendsAtOnce: true});
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('opened');
   if (!session.ok) return fail(session.error);
 
   // First Ctrl+C interrupts the turn (the loop answers every open tool call and returns);

@@ -43,9 +43,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   for (const call of unansweredToolCalls(history)) {
     yield append({type: 'tool-result', toolCallId: call.id, content: INTERRUPTED, isError: true});
   }
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('loop');
   await options.compaction?.ready?.();
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('ready');
   const refusal = options.compaction?.refuse?.(options.prompt, history);
   if (refusal) {
     yield {type: 'error', code: 'prompt-too-long', message: refusal};

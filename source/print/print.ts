@@ -20,7 +20,6 @@ export const EXIT = {ok: 0, failed: 1, interrupted: 130} as const;
  * the model answered, 130 when interrupted, 1 otherwise (provider error, round cap).
  */
 export async function runPrint(config: Config, session: AgentSession, prompt: string, io: PrintIO): Promise<number> {
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('runPrint');
   const out = new CoalescingWriter(io.stdout);
   // What the model or a file says reaches a terminal only as text: an escape sequence in it could
   // retitle the window, write the clipboard (OSC 52) or hide lines. A pipe gets the bytes as sent.

@@ -199,7 +199,6 @@ async function* attemptOnce(
   let response: Response;
   arm();
   try {
-    ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('create');
     response = await client.chat.completions.create(body, {signal}).asResponse();
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());

@@ -10,7 +10,7 @@ export type Sdk = {client: OpenAI; errors: SdkErrors};
 export function lazySdk(options: {baseURL: string; apiKey: string | undefined; timeoutMs: number; fetch: typeof fetch}): () => Promise<Sdk> {
   let loading: Promise<Sdk> | undefined;
   return () =>
-    (loading ??= import('openai').then(module => (((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('sdkLoaded'), {
+    (loading ??= import('openai').then(module => ({
       errors: module,
       client: new module.default({
         baseURL: options.baseURL,

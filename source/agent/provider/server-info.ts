@@ -45,9 +45,7 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const root = base.replace(/\/v1$/, '');
   const get = (url: string, body?: unknown) => getJson(url, options, body);
 
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('probe0');
   const listing = await get(`${base}/models`);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('probe1');
   const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isObject) : null;
   const models = data ? data.map(entry => entry.id).filter((id): id is string => typeof id === 'string') : null;
   const wanted = options.model ?? (models?.length === 1 ? models[0] : undefined);
@@ -67,7 +65,6 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
     get(`${root}/api/v0/models`),
     get(`${root}/api/ps`),
   ]);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('probe2');
   const settings = isObject(props?.default_generation_settings) ? props.default_generation_settings : undefined;
   if (positive(settings?.n_ctx)) return {kind: 'llama.cpp', models, window: settings!.n_ctx as number, source: 'llama.cpp /props'};
 

@@ -128,7 +128,6 @@ export class AgentSession extends SessionCore {
   /** One prompt to the model, while the session is held. */
   private async turn(text: string, signal: AbortSignal): Promise<TurnEndReason> {
     // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
-    ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('turn');
     const hooked = await this.guard?.promptEvents(text);
     for (const event of hooked?.events ?? []) this.emit(event);
     if (hooked?.blocked) return 'error';
@@ -145,9 +144,7 @@ export class AgentSession extends SessionCore {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and the log's
       // turn-start keep the prompt as typed.
-      ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('beforeExtras');
       const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
-      ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('extras');
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
         provider: this.provider,

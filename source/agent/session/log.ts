@@ -196,18 +196,6 @@ export class SessionLog {
     if (FLUSH_BEFORE.has(event.type)) await this.flush();
   }
 
-  /**
-   * Creates the file (and writes its header) now, beside other work, instead of in the first flush:
-   * print mode, whose first flush comes right before its first request. A failure here is the
-   * first flush's to report.
-   */
-  prepare(): void {
-    this.writing = this.writing.then(() => this.fileHandle()).then(
-      () => {},
-      () => {},
-    );
-  }
-
   /** Appends everything recorded so far and fsyncs it. Flushes are serialised. */
   flush(): Promise<void> {
     const next = this.writing.then(() => this.write());

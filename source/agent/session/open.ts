@@ -34,11 +34,9 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   const chosen = await modelFromServer(given, options.canAsk);
   if (!chosen.ok) return chosen;
   const {config, notice, chooseModel} = chosen.value;
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('modelFromServer');
   const problem = readinessProblem(config);
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('workspace');
   if (!root.ok) return root;
   // With --sandbox on, the sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.
   const [store, opened] = await Promise.all([SessionStore.open({
@@ -55,7 +53,6 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     await store.close();
     return opened;
   }
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('storeGuard');
   const {guard} = opened.value;
   const tools = createBuiltinRegistry();
   const system = buildSystemPrompt({
@@ -68,9 +65,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   });
   // Configured servers are read now and started by the caller: print mode waits for them, the TUI
   // starts them after its first frame. Their tools join the registry as they become ready.
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('toolsSystem');
   const mcp = await openMcp(config, root.value, env);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('mcp');
   const session = new AgentSession({
     store,
     history: [{type: 'system', content: system}, ...store.history],
@@ -110,15 +105,10 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     chooseModel,
   });
   // In the background: the first frame never waits for it, print mode's first request only briefly.
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('sessionNew');
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
   void store.window.probe(probeTarget(config, session.model), session.history);
-  if (options.sendsAtOnce) {
-    store.window.waitBeforeChecks(PROBE_WAIT_MS);
-    store.log.prepare();
-  }
+  if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
   if (notice) store.window.note(notice);
-  ((globalThis as any).__T ??= (l: string) => process.env.NIB_T && process.stderr.write(`T ${l} ${performance.now().toFixed(1)} ${performance.timeOrigin} ${((c) => (c.user + c.system) / 1000)(process.cpuUsage()).toFixed(1)}\n`))('probeStarted');
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};
 }

@@ -74,24 +74,6 @@ describe('writing and loading', () => {
     expect(loaded.value.warnings).toEqual([]);
   });
 
-  test('prepare() creates the file with its header early; records still follow in order', async () => {
-    const log = SessionLog.create({dir, id: 'early', cwd: '/w', model: 'm', redact: noRedact});
-    log.prepare();
-    await log.observe({type: 'message', message: user('one')});
-    await log.observe({type: 'request-start', round: 1, at: 0});
-    const lines = (await readFile(log.path, 'utf8')).trim().split('\n').map(line => JSON.parse(line) as {type: string});
-    expect(lines.map(line => line.type)).toEqual(['header', 'message']);
-    await log.close();
-  });
-
-  test('a prepare() that fails is reported by the flush that needs the file', async () => {
-    await writeFile(join(dir, 'blocker'), 'a file where the folder should be');
-    const log = SessionLog.create({dir: join(dir, 'blocker', 'sessions'), id: 'x', cwd: '/w', model: 'm', redact: noRedact});
-    log.prepare();
-    await log.observe({type: 'message', message: user('one')});
-    await expect(log.observe({type: 'request-start', round: 1, at: 0})).rejects.toThrow(/ENOTDIR|EEXIST/);
-  });
-
   test('records are on disk once observe() of the next request returns', async () => {
     const log = SessionLog.create({dir, id: 'f', cwd: '/w', model: 'm', redact: noRedact});
     await log.observe({type: 'message', message: user('one')});
