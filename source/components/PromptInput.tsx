@@ -1,8 +1,8 @@
 import {Box, Text, useInput, usePaste} from 'ink';
-import {useMemo, useState} from 'react';
+import {useMemo, useRef, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
-import {TextInput} from './TextInput.js';
+import {TextInput, type Line} from './TextInput.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {useTheme} from './theme.js';
 
@@ -52,6 +52,19 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   /** The prompt with the `@` being typed replaced by the chosen path (a folder stays open for more). */
   const withMention = (path: string) => `${value.slice(0, typing!.start)}${mentionText(path)}${path.endsWith('/') ? '' : ' '}`;
 
+  // The prompt as of the last key. The input and this component's own changes write it at once,
+  // so the keys of one read (a burst) each see what the ones before them did.
+  const line = useRef<Line>({value, cursor: value.length});
+  /** A change from outside the input: the cursor goes to the end of the new text. */
+  const put = (next: string) => {
+    line.current = {value: next, cursor: next.length};
+    onChange(next);
+  };
+  const replace = (next: string) => {
+    line.current = {value: next, cursor: next.length};
+    change(next);
+  };
+
   /** What the person typed into the input. */
   const fromInput = (next: string) => {
     // Ink does not split a CR from the text read with it. A paste arrives through usePaste below
@@ -60,18 +73,19 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
     // bracketed paste: keep them as line breaks rather than sending the first line.
     const lines = next.split(/\r\n?/);
     if (lines.length === 2 && lines[1] === '') {
-      change(lines[0]!);
+      replace(lines[0]!);
       submit(lines[0]!);
       return;
     }
-    change(lines.join('\n'));
+    const text = lines.join('\n');
+    if (text === next) change(text);
+    else replace(text);
   };
 
   // Bracketed paste: a pasted block lands in the prompt whole, line breaks included, never sent.
   usePaste(
     pasted => {
-      // A change from outside the input: its cursor goes to the end of the new text.
-      change(value + pasted.replace(/\r\n?/g, '\n'));
+      replace(line.current.value + pasted.replace(/\r\n?/g, '\n'));
     },
     {isActive},
   );
@@ -84,12 +98,12 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   };
 
   const submit = (text: string) => {
-    if (isMention && choice) return change(withMention(choice.name));
+    if (isMention && choice) return replace(withMention(choice.name));
     if (isMenuOpen && choice && text !== `/${choice.name}` && !text.startsWith(`/${choice.name} `)) {
-      if (choice.args) return change(`/${choice.name} `);
+      if (choice.args) return replace(`/${choice.name} `);
       return send(`/${choice.name}`);
     }
-    if (text.endsWith('\\')) return change(`${text.slice(0, -1)}\n`);
+    if (text.endsWith('\\')) return replace(`${text.slice(0, -1)}\n`);
     if (text.trim() === '') return;
     send(text);
   };
@@ -97,6 +111,8 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   const send = (text: string) => {
     setWalk(null);
     setSelected(0);
+    // The caller clears the prompt once it has the text; keys after the Enter start from empty.
+    line.current = {value: '', cursor: 0};
     onSubmit(text);
   };
 
@@ -108,22 +124,22 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
         return;
       }
       if (isMention && key.escape) return setDismissed(typing!.start);
-      if (isMention && key.tab && choice) return change(withMention(choice.name));
-      if (isMenuOpen && key.tab && choice) return change(`/${choice.name}${choice.args ? ' ' : ''}`);
+      if (isMention && key.tab && choice) return replace(withMention(choice.name));
+      if (isMenuOpen && key.tab && choice) return replace(`/${choice.name}${choice.args ? ' ' : ''}`);
       if (key.upArrow && history.length > 0) {
         const walk = walking.current;
         const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);
-        setWalk({index, draft: walk?.draft ?? value});
-        onChange(history[index]!);
+        setWalk({index, draft: walk?.draft ?? line.current.value});
+        put(history[index]!);
       } else if (key.downArrow && walking.current !== null) {
         const walk = walking.current;
         const index = walk.index + 1;
         if (index >= history.length) {
           setWalk(null);
-          onChange(walk.draft);
+          put(walk.draft);
         } else {
           setWalk({index, draft: walk.draft});
-          onChange(history[index]!);
+          put(history[index]!);
         }
       }
     },
@@ -141,7 +157,7 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
             </Text>
           ))}
         </Box>
-        <TextInput value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} />
+        <TextInput value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} line={line} />
       </Box>
       {isMenuOpen && isActive ? (
         <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} prefix={isMention ? '@' : '/'} />

@@ -1,5 +1,8 @@
 import {Text, useInput} from 'ink';
-import {useReducer, useRef} from 'react';
+import {useReducer, useRef, type RefObject} from 'react';
+
+/** The text and where the cursor is in it (a UTF-16 index, never inside a surrogate pair). */
+export type Line = {value: string; cursor: number};
 
 export type Props = {
   /** The text (controlled: a change from outside puts the cursor at its end). */
@@ -9,6 +12,11 @@ export type Props = {
   readonly onSubmit: (value: string) => void;
   readonly focus: boolean;
   readonly placeholder?: string;
+  /**
+   * The line as of the last key, when the caller changes it too (history, completion, clearing
+   * after a send): it writes here at once, so the next key of the same burst sees its change.
+   */
+  readonly line?: RefObject<Line>;
 };
 
 /**
@@ -20,17 +28,19 @@ export type Props = {
  * link), so an input that works from its last render's props (ink-text-input does) applies only
  * the last key of the burst: "fix teh" + three Backspaces + "the build" came out "fix tethe build".
  */
-export function TextInput({value, onChange, onSubmit, focus, placeholder = ''}: Props) {
-  const line = useRef({value, cursor: value.length});
+export function TextInput({value, onChange, onSubmit, focus, placeholder = '', line: shared}: Props) {
+  const own = useRef<Line>({value, cursor: value.length});
+  const line = shared ?? own;
   const [, redraw] = useReducer((count: number) => count + 1, 0);
   // Replaced from outside (history, completion, the editor, cleared after sending).
   if (value !== line.current.value) line.current = {value, cursor: value.length};
 
   useInput(
     (input, key) => {
-      if (key.upArrow || key.downArrow || key.tab || key.escape || key.meta || (key.ctrl && input !== '')) return;
       const {value: text, cursor} = line.current;
+      // Alt+Enter too, as a terminal sends it (ESC CR).
       if (key.return) return onSubmit(text);
+      if (key.upArrow || key.downArrow || key.tab || key.escape || key.meta || (key.ctrl && input !== '')) return;
       let next = text;
       let at = cursor;
       if (key.leftArrow) at = previousBoundary(text, cursor);
@@ -58,8 +68,8 @@ export function TextInput({value, onChange, onSubmit, focus, placeholder = ''}: 
   if (value === '') {
     return (
       <Text>
-        <Text inverse>{placeholder.slice(0, 1) || ' '}</Text>
-        <Text color="gray">{placeholder.slice(1)}</Text>
+        <Text inverse>{placeholder.slice(0, nextBoundary(placeholder, 0)) || ' '}</Text>
+        <Text color="gray">{placeholder.slice(nextBoundary(placeholder, 0))}</Text>
       </Text>
     );
   }

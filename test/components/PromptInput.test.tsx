@@ -205,3 +205,28 @@ test('keys that arrive in one read each count: a burst of Backspaces, then text'
   await type('second tryx\u007F\r');
   await waitFor(() => expect(sent).toEqual(['fix the build', 'second try']));
 });
+
+test('keys read together with an Enter or a history step see its change', async () => {
+  const {type, lastFrame, sent} = setup({history: ['old prompt']});
+  await type('one');
+  await type('\r\u007F');
+  await waitFor(() => expect(sent).toEqual(['one']));
+  expect(plain(lastFrame())).toBe('›');
+  await type('two\r\u007Fx');
+  await waitFor(() => expect(plain(lastFrame())).toBe('› x'));
+  expect(sent).toEqual(['one', 'two']);
+  await type('\u007F', 'dr');
+  await type(`${keys.up}!`);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› old prompt!'));
+  await type(keys.enter);
+  await type(`ab${keys.up}`);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› old prompt'));
+  await type(keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toBe('› ab'));
+});
+
+test('Alt+Enter sends, as Enter does', async () => {
+  const {type, sent} = setup();
+  await type('hi', '\u001B\r');
+  await waitFor(() => expect(sent).toEqual(['hi']));
+});
