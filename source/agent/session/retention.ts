@@ -9,6 +9,8 @@ import {pruneSnapshots} from './snapshots.js';
  * throws: housekeeping must not stop nib.
  */
 export async function retainDaily(data: string, retentionDays: number): Promise<void> {
+  // 0 keeps everything: nothing to do, and no mark to write.
+  if (!(retentionDays > 0)) return;
   try {
     if (!(await pruneDue(data))) return;
     await pruneSessions(data, {retentionDays});
