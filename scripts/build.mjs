@@ -4,7 +4,7 @@
 import {build} from 'esbuild';
 import {chmod, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {basename, join} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {ROOT, writeGenerated} from './generated.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 // `npm pack` (prepack) builds with --clean: the package gets exactly this build's files.
@@ -14,8 +14,7 @@ if (process.argv.includes('--clean')) await rm('dist', {recursive: true, force: 
 // says why).
 for (const script of ['./tool-definitions.mjs', './config-schema.mjs']) {
   const {OUTPUT, generate} = await import(script);
-  const text = await generate();
-  if ((await readFile(OUTPUT, 'utf8').catch(() => '')) !== text) await writeFile(OUTPUT, text);
+  await writeGenerated(OUTPUT, await generate());
 }
 
 const result = await build({
@@ -75,7 +74,6 @@ await writeFile('dist/THIRD-PARTY-LICENSES.txt', await thirdPartyLicenses(Object
  * `./log-update.js`, imported by Ink itself, becomes a module that wraps the original.
  */
 function inkFrameLog() {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   return {
     name: 'ink-frame-log',
     setup(builder) {
@@ -83,7 +81,7 @@ function inkFrameLog() {
         /[\\/]ink[\\/]build[\\/]ink\.js$/.test(args.importer) ? {path: 'frame-log', namespace: 'nib'} : undefined,
       );
       builder.onLoad({filter: /^frame-log$/, namespace: 'nib'}, () => ({
-        resolveDir: root,
+        resolveDir: ROOT,
         loader: 'js',
         contents: [
           "import original from './node_modules/ink/build/log-update.js';",
