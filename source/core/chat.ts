@@ -59,11 +59,12 @@ export type ChatProvider = {
   prepare?: () => Promise<void>;
 };
 
-type Delta = {type: 'text-delta' | 'reasoning-delta'; text: string};
+/** Streamed text of the answer or of the model's reasoning. */
+export type StreamDelta = Extract<ProviderEvent, {type: 'text-delta' | 'reasoning-delta'}>;
 
 /** Adjacent deltas of the same kind as one (a read's worth of a stream, passed on at once). */
-export function joinRuns(deltas: readonly Delta[]): Delta[] {
-  const out: Delta[] = [];
+export function joinRuns(deltas: readonly StreamDelta[]): StreamDelta[] {
+  const out: StreamDelta[] = [];
   for (let start = 0; start < deltas.length; ) {
     const {type} = deltas[start]!;
     let end = start + 1;

@@ -10,17 +10,15 @@ import type {ToolCall} from '../../core/messages.js';
 import {createSseParser, type SseEvent} from './sse.js';
 import {createMarkupFilter} from './text-markup.js';
 import {argumentsText, contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
-import type {AssistantTurn, ToolDefinition} from '../../core/chat.js';
-
-export type TurnDelta = {type: 'text-delta' | 'reasoning-delta'; text: string};
+import type {AssistantTurn, StreamDelta, ToolDefinition} from '../../core/chat.js';
 
 export type Accumulator = {
   /** One SSE event (its data lines); returns the text and reasoning it added, in order. */
-  pushEvent: (event: SseEvent) => TurnDelta[];
+  pushEvent: (event: SseEvent) => StreamDelta[];
   /** One parsed chunk object. */
-  pushChunk: (chunk: unknown) => TurnDelta[];
+  pushChunk: (chunk: unknown) => StreamDelta[];
   /** End of body: the text held back while it might have been markup. Before `finish`. */
-  end: () => TurnDelta[];
+  end: () => StreamDelta[];
   /** Marks the turn failed (cut off, timed out, aborted). The first failure wins; output is kept. */
   fail: (message: string, options?: {aborted?: boolean}) => void;
   /** `data: [DONE]` arrived. */
@@ -73,24 +71,24 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   const refusalPairs = createPairJoiner();
   const markup = options.tools ? createMarkupFilter(options.tools) : undefined;
   let ended = false;
-  const showText = (value: string, out: TurnDelta[]) => {
+  const showText = (value: string, out: StreamDelta[]) => {
     if (value === '') return;
     text.push(value);
     out.push({type: 'text-delta', text: value});
   };
-  const showReasoning = (value: string, out: TurnDelta[]) => {
+  const showReasoning = (value: string, out: StreamDelta[]) => {
     if (value === '') return;
     reasoning.push(value);
     out.push({type: 'reasoning-delta', text: value});
   };
-  const addText = (piece: string, out: TurnDelta[]) => {
+  const addText = (piece: string, out: StreamDelta[]) => {
     const value = textPairs.join(piece);
     if (!markup) return showText(value, out);
     for (const part of markup.push(value)) (part.type === 'text' ? showText : showReasoning)(part.text, out);
   };
-  const addReasoning = (piece: string, out: TurnDelta[]) => showReasoning(reasoningPairs.join(piece), out);
-  const end = (): TurnDelta[] => {
-    const out: TurnDelta[] = [];
+  const addReasoning = (piece: string, out: StreamDelta[]) => showReasoning(reasoningPairs.join(piece), out);
+  const end = (): StreamDelta[] => {
+    const out: StreamDelta[] = [];
     if (ended || !markup) return out;
     ended = true;
     const {pieces, unclosed} = markup.end();
@@ -145,7 +143,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     else if (args !== undefined && args !== null) call.args.push(argumentsText(args));
   };
 
-  const applyDelta = (delta: Json, out: TurnDelta[]) => {
+  const applyDelta = (delta: Json, out: StreamDelta[]) => {
     const reasoningText =
       typeof delta.reasoning_content === 'string' && delta.reasoning_content !== ''
         ? delta.reasoning_content
@@ -173,8 +171,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     } else error = JSON.stringify(value);
   };
 
-  const pushChunk = (chunk: unknown): TurnDelta[] => {
-    const out: TurnDelta[] = [];
+  const pushChunk = (chunk: unknown): StreamDelta[] => {
+    const out: StreamDelta[] = [];
     if (!isObject(chunk)) {
       malformed++;
       return out;
@@ -202,7 +200,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
   };
 
-  const pushData = (data: string, eventName: string | null): TurnDelta[] => {
+  const pushData = (data: string, eventName: string | null): StreamDelta[] => {
     const trimmed = data.trim();
     if (trimmed === '') return [];
     if (trimmed === '[DONE]') {

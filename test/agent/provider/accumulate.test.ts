@@ -1,9 +1,9 @@
 import {readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {accumulateSse, createAccumulator, type TurnDelta} from '../../../source/agent/provider/accumulate.js';
+import {accumulateSse, createAccumulator} from '../../../source/agent/provider/accumulate.js';
 import {createSseParser} from '../../../source/agent/provider/sse.js';
-import type {AssistantTurn} from '../../../source/core/chat.js';
+import type {AssistantTurn, StreamDelta} from '../../../source/core/chat.js';
 
 const fixtures = path.resolve(import.meta.dirname, 'fixtures');
 const read = (name: string) => readFileSync(path.join(fixtures, `${name}.sse`), 'utf8');
@@ -114,12 +114,12 @@ const expected: Record<string, Partial<AssistantTurn>> = {
 };
 
 /** Feeds bytes cut at the given sizes through a streaming decoder, as the provider does. */
-function accumulateBytes(body: string, sizes: () => number): {turn: AssistantTurn; deltas: TurnDelta[]} {
+function accumulateBytes(body: string, sizes: () => number): {turn: AssistantTurn; deltas: StreamDelta[]} {
   const bytes = Buffer.from(body, 'utf8');
   const decoder = new TextDecoder();
   const parser = createSseParser();
   const accumulator = createAccumulator();
-  const deltas: TurnDelta[] = [];
+  const deltas: StreamDelta[] = [];
   for (let at = 0; at < bytes.length; ) {
     const size = Math.max(1, sizes());
     const text = decoder.decode(bytes.subarray(at, at + size), {stream: true});

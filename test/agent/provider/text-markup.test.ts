@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {accumulateSse, createAccumulator, type TurnDelta} from '../../../source/agent/provider/accumulate.js';
+import {accumulateSse, createAccumulator} from '../../../source/agent/provider/accumulate.js';
+import type {StreamDelta} from '../../../source/core/chat.js';
 import {createMarkupFilter} from '../../../source/agent/provider/text-markup.js';
 import type {ToolDefinition} from '../../../source/core/chat.js';
 import {createToolRegistry} from '../../../source/tools/index.js';
@@ -10,7 +11,7 @@ const TOOLS: ToolDefinition[] = createToolRegistry().definitions({mode: 'ask'});
 /** Feeds `content` as deltas of `size` characters, then ends the stream. */
 function run(content: string, size: number, tools: readonly ToolDefinition[] = TOOLS) {
   const accumulator = createAccumulator({tools, makeId: position => `gen_${position}`});
-  const deltas: TurnDelta[] = [];
+  const deltas: StreamDelta[] = [];
   for (let at = 0; at < content.length; at += size) {
     deltas.push(...accumulator.pushChunk({choices: [{index: 0, delta: {content: content.slice(at, at + size)}}]}));
   }
