@@ -55,14 +55,10 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   // The prompt as of the last key. The input and this component's own changes write it at once,
   // so the keys of one read (a burst) each see what the ones before them did.
   const line = useRef<Line>({value, cursor: value.length});
-  /** A change from outside the input: the cursor goes to the end of the new text. */
-  const put = (next: string) => {
+  /** The prompt set from outside the input (history, completion, a paste): the cursor goes to its end. */
+  const setLine = (next: string) => {
     line.current = {value: next, cursor: next.length};
-    onChange(next);
-  };
-  const replace = (next: string) => {
-    line.current = {value: next, cursor: next.length};
-    change(next);
+    return next;
   };
 
   /** What the person typed into the input. */
@@ -73,19 +69,19 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
     // bracketed paste: keep them as line breaks rather than sending the first line.
     const lines = next.split(/\r\n?/);
     if (lines.length === 2 && lines[1] === '') {
-      replace(lines[0]!);
+      change(setLine(lines[0]!));
       submit(lines[0]!);
       return;
     }
     const text = lines.join('\n');
     if (text === next) change(text);
-    else replace(text);
+    else change(setLine(text));
   };
 
   // Bracketed paste: a pasted block lands in the prompt whole, line breaks included, never sent.
   usePaste(
     pasted => {
-      replace(line.current.value + pasted.replace(/\r\n?/g, '\n'));
+      change(setLine(line.current.value + pasted.replace(/\r\n?/g, '\n')));
     },
     {isActive},
   );
@@ -98,12 +94,12 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
   };
 
   const submit = (text: string) => {
-    if (isMention && choice) return replace(withMention(choice.name));
+    if (isMention && choice) return change(setLine(withMention(choice.name)));
     if (isMenuOpen && choice && text !== `/${choice.name}` && !text.startsWith(`/${choice.name} `)) {
-      if (choice.args) return replace(`/${choice.name} `);
+      if (choice.args) return change(setLine(`/${choice.name} `));
       return send(`/${choice.name}`);
     }
-    if (text.endsWith('\\')) return replace(`${text.slice(0, -1)}\n`);
+    if (text.endsWith('\\')) return change(setLine(`${text.slice(0, -1)}\n`));
     if (text.trim() === '') return;
     send(text);
   };
@@ -112,7 +108,7 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
     setWalk(null);
     setSelected(0);
     // The caller clears the prompt once it has the text; keys after the Enter start from empty.
-    line.current = {value: '', cursor: 0};
+    setLine('');
     onSubmit(text);
   };
 
@@ -124,22 +120,22 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
         return;
       }
       if (isMention && key.escape) return setDismissed(typing!.start);
-      if (isMention && key.tab && choice) return replace(withMention(choice.name));
-      if (isMenuOpen && key.tab && choice) return replace(`/${choice.name}${choice.args ? ' ' : ''}`);
+      if (isMention && key.tab && choice) return change(setLine(withMention(choice.name)));
+      if (isMenuOpen && key.tab && choice) return change(setLine(`/${choice.name}${choice.args ? ' ' : ''}`));
       if (key.upArrow && history.length > 0) {
         const walk = walking.current;
         const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);
         setWalk({index, draft: walk?.draft ?? line.current.value});
-        put(history[index]!);
+        onChange(setLine(history[index]!));
       } else if (key.downArrow && walking.current !== null) {
         const walk = walking.current;
         const index = walk.index + 1;
         if (index >= history.length) {
           setWalk(null);
-          put(walk.draft);
+          onChange(setLine(walk.draft));
         } else {
           setWalk({index, draft: walk.draft});
-          put(history[index]!);
+          onChange(setLine(history[index]!));
         }
       }
     },

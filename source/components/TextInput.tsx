@@ -1,5 +1,5 @@
 import {Text, useInput} from 'ink';
-import {useReducer, useRef, type RefObject} from 'react';
+import {useReducer, type RefObject} from 'react';
 
 /** The text and where the cursor is in it (a UTF-16 index, never inside a surrogate pair). */
 export type Line = {value: string; cursor: number};
@@ -13,24 +13,22 @@ export type Props = {
   readonly focus: boolean;
   readonly placeholder?: string;
   /**
-   * The line as of the last key, when the caller changes it too (history, completion, clearing
-   * after a send): it writes here at once, so the next key of the same burst sees its change.
+   * The line as of the last key. The caller owns it and writes its own changes here at once
+   * (history, completion, clearing after a send), so the next key of the same burst sees them.
    */
-  readonly line?: RefObject<Line>;
+  readonly line: RefObject<Line>;
 };
 
 /**
  * One editable line (it may hold line breaks) with a drawn cursor. Left/Right, Home/End,
  * Backspace and Delete edit; Ctrl and Alt chords, Up/Down, Tab and Esc are left to the caller.
  *
- * The text and cursor live in a ref that every key updates at once. Ink hands over each key of
+ * The text and cursor live in a ref (`line`) that every key updates at once. Ink hands over each key of
  * one stdin read before React renders again (a burst: a held Backspace, a loaded machine, a slow
  * link), so an input that works from its last render's props (ink-text-input does) applies only
  * the last key of the burst: "fix teh" + three Backspaces + "the build" came out "fix tethe build".
  */
-export function TextInput({value, onChange, onSubmit, focus, placeholder = '', line: shared}: Props) {
-  const own = useRef<Line>({value, cursor: value.length});
-  const line = shared ?? own;
+export function TextInput({value, onChange, onSubmit, focus, placeholder = '', line}: Props) {
   const [, redraw] = useReducer((count: number) => count + 1, 0);
   // Replaced from outside (history, completion, the editor, cleared after sending).
   if (value !== line.current.value) line.current = {value, cursor: value.length};

@@ -1,9 +1,9 @@
 import {render} from 'ink-testing-library';
-import {useState} from 'react';
+import {useRef, useState} from 'react';
 import {expect, test} from 'vitest';
-import {TextInput} from '../../source/components/TextInput.js';
+import {TextInput, type Line} from '../../source/components/TextInput.js';
 import {waitFor} from '../support/wait-for.js';
-import {plain} from './helpers.js';
+import {plain, typist} from './helpers.js';
 
 const left = '\u001B[D';
 const right = '\u001B[C';
@@ -13,9 +13,10 @@ const del = '\u001B[3~';
 
 function Harness({initial = '', sent}: {initial?: string; sent: string[]}) {
   const [value, setValue] = useState(initial);
+  const line = useRef<Line>({value: initial, cursor: initial.length});
   return (
     <>
-      <TextInput value={value} onChange={setValue} onSubmit={text => sent.push(text)} focus placeholder="type here" />
+      <TextInput value={value} onChange={setValue} onSubmit={text => sent.push(text)} focus placeholder="type here" line={line} />
       {/* A change from outside, as history or the editor make. */}
       <Outside onReplace={setValue} />
     </>
@@ -31,13 +32,7 @@ function Outside({onReplace}: {onReplace: (value: string) => void}) {
 function setup(initial = '') {
   const sent: string[] = [];
   const app = render(<Harness initial={initial} sent={sent} />);
-  const type = async (...inputs: string[]) => {
-    for (const input of inputs) {
-      app.stdin.write(input);
-      await new Promise(resolve => setImmediate(resolve));
-    }
-  };
-  return {...app, sent, type};
+  return {...app, sent, type: typist(app.stdin)};
 }
 
 test('the cursor moves with Left, Right, Home and End; text goes in where it is', async () => {
