@@ -1,4 +1,5 @@
-// The floor for bench/stream.mjs: the raw openai SDK streaming one answer to stdout, nothing else.
+// The floor for bench/stream.mjs, tui.mjs (parts 2 and 3) and startup.mjs: the raw openai SDK
+// streaming one answer to stdout, nothing else.
 // Usage: node bench/raw-sdk.mjs BASE_URL
 import OpenAI from 'openai';
 

@@ -36,16 +36,7 @@ function makeAnswer(tokens, end = 'ENDOFANSWER') {
 async function rawSdk(serverUrl) {
   const dir = join(ROOT, '.nib-bench');
   await mkdir(dir, {recursive: true});
-  const script = join(dir, 'raw-sdk-tui.mjs');
-  await writeFile(
-    script,
-    [
-      "import OpenAI from 'openai';",
-      'const client = new OpenAI({baseURL: process.argv[2], apiKey: "bench", maxRetries: 0});',
-      'const stream = await client.chat.completions.create({model: "bench-model", messages: [{role: "user", content: "x"}], stream: true, stream_options: {include_usage: true}});',
-      'for await (const chunk of stream) { const text = chunk.choices[0]?.delta?.content; if (text) process.stdout.write(text); }',
-    ].join('\n'),
-  );
+  const script = join(ROOT, 'bench', 'raw-sdk.mjs');
   const timeFile = join(dir, 'raw-sdk-time');
   const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S %M', process.execPath, script, serverUrl], {stdio: ['ignore', 'pipe', 'inherit']});
   let bytes = 0;
@@ -54,7 +45,6 @@ async function rawSdk(serverUrl) {
   const [wall, user, sys, rssKb] = (await readFile(timeFile, 'utf8')).trim().split('\n').at(-1).split(' ').map(Number);
   return {wallS: wall, cpuS: user + sys, rssMb: rssKb / 1024, bytes};
 }
-
 
 /** Streams `answer` for the first prompt, measures the session, returns figures. */
 async function streamRun(answer, response, cli = CLI) {
