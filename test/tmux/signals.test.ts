@@ -4,6 +4,7 @@ import {readFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
+import {waitFor} from '../support/wait-for.js';
 import {nibPerTest} from './nib-session.js';
 
 // Closing the terminal or `kill` must not leave a command nib started running on its own.
@@ -75,12 +76,11 @@ test('SIGTERM during a sandboxed command: the sandbox and everything in it end w
     shell: `sh -c 'echo $$ > nib.pid; exec "$@"' sh "$@"; echo "nib exited with $?"; exec sleep 60`,
   });
   await session.waitForFile('started.txt', text => text === 'started\n');
-  expect(running()).toHaveLength(1);
+  // The shell may write the file before its background child has become `sleep` (a busy machine).
+  await waitFor(() => expect(running()).toHaveLength(1));
   process.kill(Number(await readFile(join(session.workspace, 'nib.pid'), 'utf8')), 'SIGTERM');
   await session.term.waitForText('nib exited with 143', {timeoutMs: 10_000});
-  const deadline = Date.now() + 5000;
-  while (running().length > 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
-  expect(running()).toEqual([]);
+  await waitFor(() => expect(running()).toEqual([]), undefined, 5000);
 });
 
 test('a background job that left the process group (setsid) ends when the TUI exits', async () => {
