@@ -9,6 +9,7 @@
  */
 import {isObject} from './wire.js';
 import {knownWindow} from './known-windows.js';
+import {PROVIDER_PRESETS} from '../../core/providers.js';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
 
@@ -40,6 +41,25 @@ export const OLLAMA_DEFAULT_WINDOW = 4096;
 
 type Json = Record<string, unknown>;
 
+/** The hosted providers nib has presets for, by origin. */
+const HOSTED_ORIGINS = new Set(Object.values(PROVIDER_PRESETS).flatMap(preset => (preset.local ? [] : [new URL(preset.baseURL).origin])));
+
+export function isHostedProvider(baseURL: string): boolean {
+  try {
+    return HOSTED_ORIGINS.has(new URL(baseURL).origin);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A hosted provider's well-known model has its window in the table: known before any request.
+ * (A local server may serve a model under the same name with a much smaller window.)
+ */
+export function tableWindow(options: Pick<ProbeOptions, 'baseURL' | 'model'>): number | null {
+  return options.model && isHostedProvider(options.baseURL) ? knownWindow(options.model) : null;
+}
+
 export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const base = options.baseURL.replace(/\/+$/, '');
   const root = base.replace(/\/v1$/, '');
@@ -59,7 +79,24 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const routed = positive(top?.context_length) ? top!.context_length : entry?.context_length;
   if (positive(routed)) return {kind: 'openrouter', models, window: routed as number, source: 'OpenRouter /models'};
 
-  // The rest answer on their own routes, at the root without /v1; asked together.
+  // The rest answer on their own routes, at the root without /v1. No hosted provider serves them:
+  // asking would only hold print mode's first request for another round trip.
+  if (!isHostedProvider(base)) {
+    const local = await localServerInfo(root, wanted, models, get);
+    if (local) return local;
+  }
+
+  const known = wanted ? knownWindow(wanted) : null;
+  return {kind: 'other', models, window: known, source: known === null ? null : 'known model'};
+}
+
+/** llama.cpp's /props, LM Studio's and Ollama's own routes, asked together; null when none says. */
+async function localServerInfo(
+  root: string,
+  wanted: string | undefined,
+  models: string[] | null,
+  get: (url: string, body?: unknown) => Promise<Json | null>,
+): Promise<ServerInfo | null> {
   const [props, lmstudio, ollama] = await Promise.all([
     get(`${root}/props`),
     get(`${root}/api/v0/models`),
@@ -85,8 +122,7 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
     return {kind: 'ollama', models, ...ollamaBeforeLoad(shown)};
   }
 
-  const known = wanted ? knownWindow(wanted) : null;
-  return {kind: 'other', models, window: known, source: known === null ? null : 'known model'};
+  return null;
 }
 
 /**

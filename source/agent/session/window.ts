@@ -3,7 +3,7 @@ import {fitHistory} from '../fit.js';
 import type {LoopCompaction} from '../loop.js';
 import type {Message} from '../../core/messages.js';
 import type {ChatProvider, ContextRefusal, ToolDefinition} from '../../core/chat.js';
-import {probeServer, type ProbeOptions, type ServerInfo, type ServerKind} from '../provider/server-info.js';
+import {probeServer, tableWindow, type ProbeOptions, type ServerInfo, type ServerKind} from '../provider/server-info.js';
 import {approx, conversationTooFull, exact, ollamaTooSmall, promptTooLong, smallWindow, type WindowFacts} from '../window-text.js';
 
 /**
@@ -39,6 +39,8 @@ export class SessionWindow {
   private target: ProbeOptions | null = null;
   private warned = false;
   private checksWaitMs = 0;
+  /** The window is known without the probe's answer: configured, or a hosted model in the table. */
+  private settled = false;
   private readonly listeners = new Set<() => void>();
   private readonly notices: string[] = [];
 
@@ -73,11 +75,17 @@ export class SessionWindow {
   probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
     if (again) this.probing = null;
     this.target = options;
+    // A hosted provider's well-known model: the table's figure holds from the start (the model
+    // list may still refine it), so print mode's first request does not wait for the list.
+    const known = this.source === 'config' ? null : tableWindow(options);
+    if (known !== null) this.set(known, 'server', 'known model');
+    this.settled = this.source === 'config' || known !== null;
     this.probing ??= probeServer(options).then(
       info => {
         this.kind = info.kind;
         this.models = info.models;
-        if (this.source !== 'config' && info.window !== null) this.set(info.window, 'server', info.source);
+        // The same figure again (the table's, confirmed) keeps what the session learned since.
+        if (this.source !== 'config' && info.window !== null && info.window !== this.window) this.set(info.window, 'server', info.source);
         this.warn(system, options.model ?? info.models?.[0] ?? 'the model', info.beforeLoad === true);
         return info;
       },
@@ -104,9 +112,9 @@ export class SessionWindow {
     this.checksWaitMs = timeoutMs;
   }
 
-  /** Waits for the probe at most `timeoutMs`. */
+  /** Waits for the probe at most `timeoutMs`; not at all when the window is already settled. */
   async ready(timeoutMs: number): Promise<void> {
-    if (!this.probing) return;
+    if (!this.probing || this.settled) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.probing, new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);

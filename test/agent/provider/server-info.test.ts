@@ -1,7 +1,7 @@
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, test} from 'vitest';
-import {probeServer} from '../../../source/agent/provider/server-info.js';
+import {probeServer, tableWindow} from '../../../source/agent/provider/server-info.js';
 import {createProvider} from '../../../source/agent/provider/client.js';
 import {knownWindow} from '../../../source/agent/provider/known-windows.js';
 import {readContextRefusal} from '../../../source/agent/provider/refusal.js';
@@ -63,6 +63,36 @@ describe('the window from the server', () => {
     expect(await probe({kind: 'openai', models: ['my-finetune']}, 'my-finetune')).toMatchObject({kind: 'other', window: null, models: ['my-finetune']});
     expect(knownWindow('openai/gpt-4.1-mini')).toBe(1_047_576);
     expect(knownWindow('claude-sonnet-4-5')).toBe(200_000);
+  });
+
+  test('a hosted provider is asked for its model list only, never for the local servers\' routes', async () => {
+    const asked: string[] = [];
+    // Lists ids only, as OpenAI does; every other route is a 404.
+    const raw = await listen((request, response) => {
+      asked.push(request.url ?? '');
+      if (request.url === '/v1/models') return void response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({data: [{id: 'gpt-4o'}, {id: 'my-finetune'}]}));
+      response.writeHead(404).end();
+    });
+    try {
+      const local = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+      // The provider's origin, answered by the loopback server.
+      const viaLoopback: typeof fetch = (input, init) => fetch(String(input).replace('https://api.openai.com', local), init);
+      const hosted = {baseURL: 'https://api.openai.com/v1', fetch: viaLoopback, timeoutMs: 2000};
+      expect(await probeServer({...hosted, model: 'gpt-4o'})).toMatchObject({kind: 'other', window: 128_000, source: 'known model'});
+      expect(await probeServer({...hosted, model: 'my-finetune'})).toMatchObject({kind: 'other', window: null, models: ['gpt-4o', 'my-finetune']});
+      expect(asked).toEqual(['/v1/models', '/v1/models']);
+      // The same answers from an address of its own: it could be any local server, so it is asked all routes.
+      asked.length = 0;
+      expect(await probeServer({baseURL: `${local}/v1`, model: 'gpt-4o', timeoutMs: 2000})).toMatchObject({window: 128_000});
+      expect(asked.sort()).toEqual(['/api/ps', '/api/v0/models', '/props', '/v1/models']);
+    } finally {
+      raw.closeAllConnections();
+      await new Promise(resolve => raw.close(resolve));
+    }
+    expect(tableWindow({baseURL: 'https://api.openai.com/v1/', model: 'gpt-4o'})).toBe(128_000);
+    expect(tableWindow({baseURL: 'http://127.0.0.1:8080/v1', model: 'gpt-4o'})).toBeNull();
+    expect(tableWindow({baseURL: 'https://openrouter.ai/api/v1', model: 'anthropic/claude-sonnet-4'})).toBe(200_000);
+    expect(tableWindow({baseURL: 'https://api.openai.com/v1', model: 'my-finetune'})).toBeNull();
   });
 
   test('plain http, as fetch would: a redirect is followed, a BOM dropped; a server that never answers is unknown once the deadline passes', async () => {
