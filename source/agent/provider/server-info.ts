@@ -43,21 +43,28 @@ type Json = Record<string, unknown>;
 
 /** The hosted providers nib has presets for, by origin. */
 const HOSTED_ORIGINS = new Set(Object.values(PROVIDER_PRESETS).flatMap(preset => (preset.local ? [] : [new URL(preset.baseURL).origin])));
+const OPENROUTER_ORIGIN = new URL(PROVIDER_PRESETS.openrouter.baseURL).origin;
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
 
 export function isHostedProvider(baseURL: string): boolean {
-  try {
-    return HOSTED_ORIGINS.has(new URL(baseURL).origin);
-  } catch {
-    return false;
-  }
+  return HOSTED_ORIGINS.has(originOf(baseURL) ?? '');
 }
 
 /**
  * A hosted provider's well-known model has its window in the table: known before any request.
- * (A local server may serve a model under the same name with a much smaller window.)
+ * Not a local server's (it may serve a model under the same name with a much smaller window), nor
+ * OpenRouter's, whose list names each route's window (the table's prefixes overstate some).
  */
 export function tableWindow(options: Pick<ProbeOptions, 'baseURL' | 'model'>): number | null {
-  return options.model && isHostedProvider(options.baseURL) ? knownWindow(options.model) : null;
+  const origin = originOf(options.baseURL);
+  return options.model && origin !== OPENROUTER_ORIGIN && isHostedProvider(options.baseURL) ? knownWindow(options.model) : null;
 }
 
 export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {

@@ -41,6 +41,9 @@ export class SessionWindow {
   private checksWaitMs = 0;
   /** The window is known without the probe's answer: configured, or a hosted model in the table. */
   private settled = false;
+  /** Which probe is the current one (a model switch asks again), and which one a refusal came during. */
+  private asked = 0;
+  private refusedWhileAsking = -1;
   private readonly listeners = new Set<() => void>();
   private readonly notices: string[] = [];
 
@@ -80,18 +83,35 @@ export class SessionWindow {
     const known = this.source === 'config' ? null : tableWindow(options);
     if (known !== null) this.set(known, 'server', 'known model');
     this.settled = this.source === 'config' || known !== null;
-    this.probing ??= probeServer(options).then(
+    if (this.probing) return this.probing;
+    const asked = ++this.asked;
+    this.probing = probeServer(options).then(
       info => {
+        // The model was switched meanwhile: the answer for the new one is what counts.
+        if (asked !== this.asked) return info;
         this.kind = info.kind;
         this.models = info.models;
-        // The same figure again (the table's, confirmed) keeps what the session learned since.
-        if (this.source !== 'config' && info.window !== null && info.window !== this.window) this.set(info.window, 'server', info.source);
+        this.adopt(info);
         this.warn(system, options.model ?? info.models?.[0] ?? 'the model', info.beforeLoad === true);
         return info;
       },
       () => null,
     );
     return this.probing;
+  }
+
+  /** The server's figure, unless the person set one or the server refused this model since. */
+  private adopt(info: ServerInfo): void {
+    if (this.source === 'config' || info.window === null) return;
+    if (this.source === 'refusal' && this.refusedWhileAsking === this.asked) return;
+    if (info.window !== this.window) {
+      this.set(info.window, 'server', info.source);
+    } else {
+      // The same figure (the table's, confirmed): what the session learned since stays; only
+      // where the figure comes from changes.
+      this.source = 'server';
+      this.detail = info.source;
+    }
   }
 
   /** Another model: its window is asked for again (unless the person set one). */
@@ -123,7 +143,9 @@ export class SessionWindow {
   /** The server named its window in a refusal: the session runs with it from now on. */
   learn(refusal: ContextRefusal, sent?: readonly Message[]): void {
     if (refusal.promptTokens !== undefined && sent) this.tracker.calibrate(refusal.promptTokens, sent);
-    if (refusal.window !== undefined && this.source !== 'config') this.set(refusal.window, 'refusal', 'the server refused a request');
+    if (refusal.window === undefined || this.source === 'config') return;
+    this.set(refusal.window, 'refusal', 'the server refused a request');
+    this.refusedWhileAsking = this.asked;
   }
 
   fill(history: readonly Message[]): ContextFill {

@@ -4,6 +4,22 @@ import {SessionWindow} from '../../../source/agent/session/window.js';
 // A server that never answers: whatever print mode's first request waits for, it waits in vain.
 const silent: typeof fetch = () => new Promise(() => {});
 
+/**
+ * A server whose model list answers when the test says so: `answer(model, window)` answers the
+ * oldest pending list with that model and window (llama.cpp's meta.n_ctx); other routes are 404s.
+ */
+function heldServer() {
+  const pending: Array<(response: Response) => void> = [];
+  const fetch: typeof globalThis.fetch = input =>
+    String(input).endsWith('/models') ? new Promise(resolve => pending.push(resolve)) : Promise.resolve(new Response('', {status: 404}));
+  return {
+    fetch,
+    answer(model: string, window: number) {
+      pending.shift()?.(new Response(JSON.stringify({data: [{id: model, meta: {n_ctx: window}}]}), {headers: {'content-type': 'application/json'}}));
+    },
+  };
+}
+
 /** Whether ready() is done once pending callbacks have run: it either waits for the probe or not at all. */
 async function readyAtOnce(window: SessionWindow): Promise<boolean> {
   let done = false;
@@ -11,6 +27,8 @@ async function readyAtOnce(window: SessionWindow): Promise<boolean> {
   await new Promise(resolve => setImmediate(resolve));
   return done;
 }
+
+const settle = () => new Promise(resolve => setImmediate(resolve));
 
 describe('what print mode waits for before its first request', () => {
   test('a hosted provider\'s well-known model: the table\'s window at once, no wait for the model list', async () => {
@@ -22,9 +40,15 @@ describe('what print mode waits for before its first request', () => {
   });
 
   test('a configured window: no wait, and the server cannot change it', async () => {
+    const waiting = new SessionWindow({configured: 8192, compactAt: 0.8});
+    void waiting.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: silent}, []);
+    expect(await readyAtOnce(waiting)).toBe(true);
+
+    const server = heldServer();
     const window = new SessionWindow({configured: 8192, compactAt: 0.8});
-    void window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: silent}, []);
-    expect(await readyAtOnce(window)).toBe(true);
+    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch}, []);
+    server.answer('m', 4096);
+    expect(await probed).toMatchObject({kind: 'llama.cpp', window: 4096});
     expect(window.window).toBe(8192);
   });
 
@@ -35,5 +59,47 @@ describe('what print mode waits for before its first request', () => {
       expect(window.window).toBeNull();
       expect(await readyAtOnce(window)).toBe(false);
     }
+  });
+});
+
+describe('an answer that comes late', () => {
+  test('a refusal that came first wins: the server refused this very model', async () => {
+    const server = heldServer();
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch}, []);
+    window.learn({window: 6000});
+    server.answer('m', 32_768);
+    await probed;
+    expect(window.window).toBe(6000);
+    expect(window.describe([])).toMatch(/6,000 tokens \(from a refusal\)/);
+  });
+
+  test('the answer for the model before a switch does not overwrite the new model\'s window', async () => {
+    const server = heldServer();
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    const first = window.probe({baseURL: 'https://api.openai.com/v1', model: 'my-finetune', fetch: server.fetch}, []);
+    window.reprobe('gpt-4o', []);
+    expect(window.window).toBe(128_000);
+    server.answer('my-finetune', 8192);
+    await first;
+    await settle();
+    expect(window.window).toBe(128_000);
+  });
+
+  test('the same figure again: no reset, and /context names where it came from', async () => {
+    const server = heldServer();
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    let changes = 0;
+    window.onChange(() => changes++);
+    const probed = window.probe({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o', fetch: server.fetch}, []);
+    expect(changes).toBe(1);
+    // What the session learned meanwhile: the server counts more tokens than nib estimates.
+    window.tracker.calibrate(2000, [{type: 'user', content: 'a few words'}]);
+    const scaled = window.tracker.scale(100);
+    server.answer('gpt-4o', 128_000);
+    await probed;
+    expect(changes).toBe(1);
+    expect(window.tracker.scale(100)).toBe(scaled);
+    expect(window.describe([])).toMatch(/128,000 tokens \(llama.cpp \/v1\/models\)/);
   });
 });
