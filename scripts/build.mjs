@@ -44,7 +44,7 @@ const result = await build({
   },
   // ink loads the devtools bridge only when DEV=true; it is an optional peer we do not ship.
   external: ['react-devtools-core'],
-  plugins: [inkFrameLog(), zodEnglishOnly()],
+  plugins: [inkFrameLog(), zodEnglishOnly(), lazyForMarkedTerminal()],
   banner: {
     js: [
       '#!/usr/bin/env node',
@@ -110,6 +110,31 @@ function zodEnglishOnly() {
         loader: 'js',
         contents: "export {default as en} from '../locales/en.js';",
       }));
+    },
+  };
+}
+
+/**
+ * marked-terminal imports cli-highlight (highlight.js with every grammar) and node-emoji (emojilib's
+ * tables) at its top, so loading the markdown renderer evaluated both: 80 ms of CPU when a
+ * session's first prompt is sent, 28 ms without them (bench/markdown-load.mjs). Each becomes a
+ * module that loads the real one on its first call: highlight.js when the first code block is
+ * drawn (~50 ms, once), emojilib never (nib turns marked-terminal's emoji option off).
+ */
+function lazyForMarkedTerminal() {
+  const shims = {
+    'cli-highlight': "let real; export function highlight(code, options) { real ??= require('cli-highlight'); return real.highlight(code, options); }",
+    'node-emoji': "let real; export function get(name) { real ??= require('node-emoji'); return real.get(name); }",
+  };
+  return {
+    name: 'lazy-for-marked-terminal',
+    setup(builder) {
+      builder.onResolve({filter: /^(cli-highlight|node-emoji)$/}, args =>
+        args.kind === 'import-statement' && /[\\/]marked-terminal[\\/]/.test(args.importer)
+          ? {path: args.path, namespace: 'nib-lazy', pluginData: args.resolveDir}
+          : undefined,
+      );
+      builder.onLoad({filter: /.*/, namespace: 'nib-lazy'}, args => ({resolveDir: args.pluginData, loader: 'js', contents: shims[args.path]}));
     },
   };
 }

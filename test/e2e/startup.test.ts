@@ -1,6 +1,8 @@
-import {readFile, writeFile} from 'node:fs/promises';
+import {execFile} from 'node:child_process';
+import {readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {promisify} from 'node:util';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import {startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
@@ -40,6 +42,7 @@ async function loadedBundleText(stderr: string): Promise<string> {
   return texts.join('\n');
 }
 
+const execFileAsync = promisify(execFile);
 const REACT = 'react.transitional.element';
 const ZOD = 'ZodError';
 
@@ -61,4 +64,24 @@ test('nib -p never loads React or Ink', async () => {
   const loaded = await loadedBundleText(result.stderr);
   expect(loaded).toContain(ZOD);
   expect(loaded).not.toContain(REACT);
+});
+
+test('the bundled markdown renderer highlights code, though highlight.js loads only with the first code block', async () => {
+  // The build swaps marked-terminal's imports of cli-highlight and node-emoji for modules that load
+  // them on first use (scripts/build.mjs): what the renderer draws must not change.
+  const chunks = fileURLToPath(new URL('../../dist/chunks/', import.meta.url));
+  // The newest: the build leaves the previous build's chunks for a while (scripts/build.mjs says why).
+  const names = (await readdir(chunks)).filter(file => file.startsWith('markdown-render-'));
+  const built = await Promise.all(names.map(async file => ({file, at: (await stat(join(chunks, file))).mtimeMs})));
+  const name = built.sort((a, b) => b.at - a.at)[0]?.file;
+  const script = [
+    `const {createMarkdownRenderer} = await import(${JSON.stringify(pathToFileURL(join(chunks, name!)).href)});`,
+    'const render = createMarkdownRenderer();',
+    "console.log(JSON.stringify([render('plain :smile: **bold**', 80, true), render('```js\\nconst a = 1;\\n```', 80, true)]));",
+  ].join('\n');
+  const {stdout} = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {env: {...process.env, FORCE_COLOR: '1'}});
+  const [plain, code] = JSON.parse(stdout) as [string, string];
+  expect(plain).toContain(':smile:');
+  expect(plain).toContain('\u001b[1mbold');
+  expect(code).toContain('\u001b[34mconst\u001b[39m');
 });
