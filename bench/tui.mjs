@@ -72,9 +72,10 @@ async function streamRun(answer, response, cli = CLI) {
 
 /**
  * bench/ink-floor.mjs bundled as nib is (production React, minified), drawing `answer` in the pty:
- * 'paced' as part 3 streams, 'full' as fast as it can. Its CPU, peak RSS and bytes per answer byte.
+ * 'paced' as part 3 streams, 'full' as fast as it can; or, with `serverUrl`, as the raw SDK
+ * receives it from that server. Its CPU, peak RSS and bytes per answer byte.
  */
-async function inkFloor(answer, mode) {
+async function inkFloor(answer, mode, serverUrl) {
   const dir = join(ROOT, '.nib-bench');
   await mkdir(dir, {recursive: true});
   const file = join(dir, 'floor-answer.txt');
@@ -95,10 +96,11 @@ async function inkFloor(answer, mode) {
     logLevel: 'warning',
   });
   // Its start and quit alone, to tell them from the drawing.
-  const idle = await startNib('', [file, mode], bundle);
+  const source = serverUrl ?? file;
+  const idle = await startNib('', [source, mode], bundle);
   await idle.waitFor(IDLE, {timeoutMs: 20_000});
   const idleUsage = await idle.quit();
-  const floor = await startNib('', [file, mode], bundle);
+  const floor = await startNib('', [source, mode], bundle);
   await floor.waitFor(IDLE, {timeoutMs: 20_000});
   // Past the first frame, so raw mode is on and the key reaches the app.
   await new Promise(resolve => setTimeout(resolve, 1500));
@@ -109,6 +111,16 @@ async function inkFloor(answer, mode) {
   const during = floor.bytes() - before;
   const usage = await floor.quit();
   return {...usage, idleCpuS: idleUsage.cpuS, bytesPerByte: during / Buffer.byteLength(answer)};
+}
+
+/** Runs `measure` against a loopback server that answers every request with `response`. */
+async function withServer(response, measure) {
+  const server = await startOpenAiServer(() => response);
+  try {
+    return await measure(server.url);
+  } finally {
+    await server.close();
+  }
 }
 
 let idleCpuS = 0;
@@ -174,6 +186,11 @@ try {
         `2 (Ink floor). a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer four characters per event loop turn: ` +
           `CPU ${floor.cpuS.toFixed(2)} s (${floor.idleCpuS.toFixed(2)} s of it its start and quit), peak RSS ${floor.rssMb.toFixed(1)} MB, ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
       );
+      const both = await withServer(response, url => inkFloor(answer, 'full', url));
+      print(
+        `2 (SDK + Ink floor). the same app fed by the raw SDK from the same server, in one process: ` +
+          `CPU ${both.cpuS.toFixed(2)} s (${both.idleCpuS.toFixed(2)} s of it its start and quit) = ${(both.cpuS / sdk.cpuS).toFixed(2)}x the raw SDK, peak RSS ${both.rssMb.toFixed(1)} MB`,
+      );
     }
     print(
       `2${label}. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
@@ -207,10 +224,12 @@ try {
     const sdk = await rawSdk(server.url);
     await server.close();
     const floor = await inkFloor(answer, 'paced');
+    const both = await withServer(sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true}), url => inkFloor(answer, 'paced', url));
     print(
       `3 (floors). the raw SDK receiving the same stream at the same rate: ${(sdk.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens; ` +
         `a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer at the same frame rate: ` +
-        `${(floor.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${floor.idleCpuS.toFixed(2)} s of it its start and quit), ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
+        `${(floor.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${floor.idleCpuS.toFixed(2)} s of it its start and quit), ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte; ` +
+        `the two in one process (the app fed by the raw SDK): ${(both.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${both.idleCpuS.toFixed(2)} s of it its start and quit)`,
     );
   }
 
