@@ -123,18 +123,37 @@ function zodEnglishOnly() {
  */
 function lazyForMarkedTerminal() {
   const shims = {
-    'cli-highlight': "let real; export function highlight(code, options) { real ??= require('cli-highlight'); return real.highlight(code, options); }",
+    // A fence language highlight.js lacks (vue, mermaid, …) would have it console.error on every
+    // redraw of the open block, above the app; thrown here, marked-terminal draws the code plain.
+    'cli-highlight': [
+      'let real;',
+      'export function highlight(code, options) {',
+      "  real ??= require('cli-highlight');",
+      "  if (options?.language && !real.supportsLanguage(options.language)) throw new Error('no grammar for ' + options.language);",
+      '  return real.highlight(code, options);',
+      '}',
+    ].join('\n'),
     'node-emoji': "let real; export function get(name) { real ??= require('node-emoji'); return real.get(name); }",
   };
   return {
     name: 'lazy-for-marked-terminal',
     setup(builder) {
+      const swapped = new Set();
       builder.onResolve({filter: /^(cli-highlight|node-emoji)$/}, args =>
         args.kind === 'import-statement' && /[\\/]marked-terminal[\\/]/.test(args.importer)
           ? {path: args.path, namespace: 'nib-lazy', pluginData: args.resolveDir}
           : undefined,
       );
-      builder.onLoad({filter: /.*/, namespace: 'nib-lazy'}, args => ({resolveDir: args.pluginData, loader: 'js', contents: shims[args.path]}));
+      builder.onLoad({filter: /.*/, namespace: 'nib-lazy'}, args => {
+        swapped.add(args.path);
+        return {resolveDir: args.pluginData, loader: 'js', contents: shims[args.path]};
+      });
+      // A marked-terminal that imports them another way would load highlight.js eagerly again, unseen.
+      builder.onEnd(result => {
+        const missing = Object.keys(shims).filter(name => !swapped.has(name));
+        if (missing.length === 0 || result.errors.length > 0) return undefined;
+        return {errors: [{text: `marked-terminal no longer imports ${missing.join(' and ')} as lazy-for-marked-terminal expects; update the plugin`}]};
+      });
     },
   };
 }

@@ -50,15 +50,15 @@ export function fold(line: string, size: number): string[] {
 
 /**
  * cli-highlight brings highlight.js (~1.2 MB) with it: imported here at the top, it was on the
- * path to the first frame. Loaded on first use instead (the markdown renderer has usually loaded
- * it by the time a command waits for approval); until then the line shows plain.
+ * path to the first frame. Loaded on first use instead (the first command to approve, or the
+ * first code block drawn, evaluates it); until then the line shows plain.
  */
 function Highlighted({line}: {readonly line: string}) {
   const theme = useTheme();
   const [colored, setColored] = useState<{line: string; text: string | undefined} | null>(null);
   useEffect(() => {
     let isCurrent = true;
-    import('cli-highlight').then(
+    import('./highlight.js').then(
       ({highlight}) => {
         let text: string | undefined;
         try {

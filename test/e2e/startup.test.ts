@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process';
-import {readdir, readFile, stat, writeFile} from 'node:fs/promises';
+import {cp, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {promisify} from 'node:util';
@@ -66,22 +66,40 @@ test('nib -p never loads React or Ink', async () => {
   expect(loaded).not.toContain(REACT);
 });
 
-test('the bundled markdown renderer highlights code, though highlight.js loads only with the first code block', async () => {
+test('the bundle highlights code, with highlight.js loaded on first use and only from the bundle', async () => {
   // The build swaps marked-terminal's imports of cli-highlight and node-emoji for modules that load
-  // them on first use (scripts/build.mjs): what the renderer draws must not change.
-  const chunks = fileURLToPath(new URL('../../dist/chunks/', import.meta.url));
-  // The newest: the build leaves the previous build's chunks for a while (scripts/build.mjs says why).
-  const names = (await readdir(chunks)).filter(file => file.startsWith('markdown-render-'));
-  const built = await Promise.all(names.map(async file => ({file, at: (await stat(join(chunks, file))).mtimeMs})));
-  const name = built.sort((a, b) => b.at - a.at)[0]?.file;
+  // them on first use (scripts/build.mjs), and the approval prompt imports cli-highlight through
+  // source/components/highlight.ts. A copy of dist/ away from node_modules, as the package ships.
+  const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+  const copy = join(sandbox.root, 'dist');
+  await cp(dist, copy, {recursive: true});
+  await writeFile(join(sandbox.root, 'package.json'), '{"type": "module"}');
+  const chunk = async (prefix: string) => {
+    // The newest: the build leaves the previous build's chunks for a while (scripts/build.mjs says why).
+    const names = (await readdir(join(dist, 'chunks'))).filter(file => file.startsWith(prefix));
+    const built = await Promise.all(names.map(async file => ({file, at: (await stat(join(dist, 'chunks', file))).mtimeMs})));
+    const newest = built.sort((a, b) => b.at - a.at)[0]?.file;
+    if (!newest) throw new Error(`no ${prefix}*.js chunk in dist/chunks: run npm run build`);
+    return JSON.stringify(pathToFileURL(join(copy, 'chunks', newest)).href);
+  };
   const script = [
-    `const {createMarkdownRenderer} = await import(${JSON.stringify(pathToFileURL(join(chunks, name!)).href)});`,
+    `const {createMarkdownRenderer} = await import(${await chunk('markdown-render-')});`,
+    `const {highlight} = await import(${await chunk('highlight-')});`,
     'const render = createMarkdownRenderer();',
-    "console.log(JSON.stringify([render('plain :smile: **bold**', 80, true), render('```js\\nconst a = 1;\\n```', 80, true)]));",
+    'console.log(JSON.stringify([',
+    "  render('plain :smile: **bold**', 80, true),",
+    "  render('```js\\nconst a = 1;\\n```', 80, true),",
+    "  render('```vue\\n<template/>\\n```', 80, true),",
+    "  highlight('echo hi | grep h', {language: 'bash', ignoreIllegals: true}),",
+    ']));',
   ].join('\n');
-  const {stdout} = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {env: {...process.env, FORCE_COLOR: '1'}});
-  const [plain, code] = JSON.parse(stdout) as [string, string];
+  const {stdout, stderr} = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {cwd: sandbox.root, env: {...process.env, FORCE_COLOR: '1'}});
+  const [plain, code, vue, command] = JSON.parse(stdout) as [string, string, string, string];
   expect(plain).toContain(':smile:');
   expect(plain).toContain('\u001b[1mbold');
   expect(code).toContain('\u001b[34mconst\u001b[39m');
+  // A language highlight.js lacks: the code plain, and nothing on the console (it would land above the app).
+  expect(vue).toContain('<template/>');
+  expect(stderr).toBe('');
+  expect(command).toContain('\u001b[');
 });
