@@ -21,7 +21,7 @@ const FROM_SERVER = /^https?:/.test(SOURCE);
 let answer = FROM_SERVER ? '' : readFileSync(SOURCE, 'utf8');
 const FRAME_MS = 80;
 const FULL = process.argv[3] === 'full';
-const STEP = FULL ? 4 : Math.ceil(answer.length / 1000);
+const STEP = FULL ? 4 : Math.ceil(answer.length / 1000); // read from a file only
 
 /** Calls `onText` with the answer so far, and resolves when all of it is in. */
 async function receive(onText) {
@@ -48,7 +48,13 @@ function Floor() {
     let immediate;
     let tick;
     if (FROM_SERVER) {
-      receive(text => (sent = text.length)).then(() => (done = true));
+      receive(text => (sent = text.length)).then(
+        () => (done = true),
+        error => {
+          process.stderr.write(`ink-floor: ${error.message}\n`);
+          process.exit(1);
+        },
+      );
     } else {
       const step = () => {
         sent = Math.min(answer.length, sent + STEP);

@@ -6,7 +6,8 @@
 //   3. 2,000 tokens at 100 tokens/s: CPU-seconds per 1,000 tokens (goal <= 0.6), bytes per answer
 //      byte (goal <= 3)
 //   Parts 2 and 3 also measure their floors in the same run: the raw SDK receiving the same stream
-//   (it draws nothing) and a bare Ink app with nib's layout drawing the same answer (no network).
+//   (it draws nothing), a bare Ink app with nib's layout drawing the same answer (no network), and
+//   that app fed by the raw SDK from the same server (the two in one process).
 //   4. keystroke-to-echo latency with 1,000 finished blocks in the transcript vs none
 // Terminal bytes are what the pty delivers (the line discipline turns \n into \r\n).
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
