@@ -74,23 +74,17 @@ await writeFile('dist/THIRD-PARTY-LICENSES.txt', await thirdPartyLicenses(Object
  * `./log-update.js`, imported by Ink itself, becomes a module that wraps the original.
  */
 function inkFrameLog() {
-  return {
-    name: 'ink-frame-log',
-    setup(builder) {
-      builder.onResolve({filter: /^\.\/log-update\.js$/}, args =>
-        /[\\/]ink[\\/]build[\\/]ink\.js$/.test(args.importer) ? {path: 'frame-log', namespace: 'nib'} : undefined,
-      );
-      builder.onLoad({filter: /^frame-log$/, namespace: 'nib'}, () => ({
-        resolveDir: ROOT,
-        loader: 'js',
-        contents: [
-          "import original from './node_modules/ink/build/log-update.js';",
-          "import {wrapLogUpdate} from './source/hooks/frame-log.ts';",
-          'export default {create: (stream, options) => wrapLogUpdate(original.create, stream, options)};',
-        ].join('\n'),
-      }));
+  return swapImports('ink-frame-log', {
+    importer: /[\\/]ink[\\/]build[\\/]ink\.js$/,
+    resolveDir: ROOT,
+    modules: {
+      './log-update.js': [
+        "import original from './node_modules/ink/build/log-update.js';",
+        "import {wrapLogUpdate} from './source/hooks/frame-log.ts';",
+        'export default {create: (stream, options) => wrapLogUpdate(original.create, stream, options)};',
+      ].join('\n'),
     },
-  };
+  });
 }
 
 /**
@@ -99,19 +93,10 @@ function inkFrameLog() {
  * reads `z.locales`. Measured with bench/startup.mjs: a config file cost `nib -p` ~25 ms, mostly this.
  */
 function zodEnglishOnly() {
-  return {
-    name: 'zod-english-only',
-    setup(builder) {
-      builder.onResolve({filter: /^\.\.\/locales\/index\.js$/}, args =>
-        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? {path: 'zod-locales', namespace: 'nib', pluginData: args.resolveDir} : undefined,
-      );
-      builder.onLoad({filter: /^zod-locales$/, namespace: 'nib'}, args => ({
-        resolveDir: args.pluginData,
-        loader: 'js',
-        contents: "export {default as en} from '../locales/en.js';",
-      }));
-    },
-  };
+  return swapImports('zod-english-only', {
+    importer: /[\\/]node_modules[\\/]zod[\\/]/,
+    modules: {'../locales/index.js': "export {default as en} from '../locales/en.js';"},
+  });
 }
 
 /**
@@ -122,37 +107,48 @@ function zodEnglishOnly() {
  * drawn (~50 ms, once), emojilib never (nib turns marked-terminal's emoji option off).
  */
 function lazyForMarkedTerminal() {
-  const shims = {
-    // A fence language highlight.js lacks (vue, mermaid, …) would have it console.error on every
-    // redraw of the open block, above the app; thrown here, marked-terminal draws the code plain.
-    'cli-highlight': [
-      'let real;',
-      'export function highlight(code, options) {',
-      "  real ??= require('cli-highlight');",
-      "  if (options?.language && !real.supportsLanguage(options.language)) throw new Error('no grammar for ' + options.language);",
-      '  return real.highlight(code, options);',
-      '}',
-    ].join('\n'),
-    'node-emoji': "let real; export function get(name) { real ??= require('node-emoji'); return real.get(name); }",
-  };
+  return swapImports('lazy-for-marked-terminal', {
+    importer: /[\\/]marked-terminal[\\/]/,
+    modules: {
+      // A fence language highlight.js lacks (vue, mermaid, …) would have it console.error on every
+      // redraw of the open block, above the app; thrown here, marked-terminal draws the code plain.
+      'cli-highlight': [
+        'let real;',
+        'export function highlight(code, options) {',
+        "  real ??= require('cli-highlight');",
+        "  if (options?.language && !real.supportsLanguage(options.language)) throw new Error('no grammar for ' + options.language);",
+        '  return real.highlight(code, options);',
+        '}',
+      ].join('\n'),
+      'node-emoji': "let real; export function get(name) { real ??= require('node-emoji'); return real.get(name); }",
+    },
+  });
+}
+
+/**
+ * A plugin that gives the package files matching `importer` modules of nib's in place of the
+ * imports named in `modules` (specifier → module text). A module's own imports resolve from
+ * `resolveDir`, else from the importer's folder. The build fails when one of the specifiers was
+ * never imported: the package changed under the plugin, which would otherwise stop working unseen.
+ */
+function swapImports(name, {importer, modules, resolveDir}) {
+  const specifiers = Object.keys(modules);
+  const filter = new RegExp(`^(${specifiers.map(specifier => specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
   return {
-    name: 'lazy-for-marked-terminal',
+    name,
     setup(builder) {
       const swapped = new Set();
-      builder.onResolve({filter: /^(cli-highlight|node-emoji)$/}, args =>
-        args.kind === 'import-statement' && /[\\/]marked-terminal[\\/]/.test(args.importer)
-          ? {path: args.path, namespace: 'nib-lazy', pluginData: args.resolveDir}
-          : undefined,
+      builder.onResolve({filter}, args =>
+        args.kind === 'import-statement' && importer.test(args.importer) ? {path: args.path, namespace: name, pluginData: resolveDir ?? args.resolveDir} : undefined,
       );
-      builder.onLoad({filter: /.*/, namespace: 'nib-lazy'}, args => {
+      builder.onLoad({filter: /.*/, namespace: name}, args => {
         swapped.add(args.path);
-        return {resolveDir: args.pluginData, loader: 'js', contents: shims[args.path]};
+        return {resolveDir: args.pluginData, loader: 'js', contents: modules[args.path]};
       });
-      // A marked-terminal that imports them another way would load highlight.js eagerly again, unseen.
       builder.onEnd(result => {
-        const missing = Object.keys(shims).filter(name => !swapped.has(name));
+        const missing = specifiers.filter(specifier => !swapped.has(specifier));
         if (missing.length === 0 || result.errors.length > 0) return undefined;
-        return {errors: [{text: `marked-terminal no longer imports ${missing.join(' and ')} as lazy-for-marked-terminal expects; update the plugin`}]};
+        return {errors: [{text: `${name}: ${missing.join(' and ')} no longer imported as it expects; update it in scripts/build.mjs`}]};
       });
     },
   };

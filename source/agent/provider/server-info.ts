@@ -53,7 +53,7 @@ function originOf(url: string): string | null {
   }
 }
 
-export function isHostedProvider(baseURL: string): boolean {
+function isHostedProvider(baseURL: string): boolean {
   return HOSTED_ORIGINS.has(originOf(baseURL) ?? '');
 }
 
@@ -63,8 +63,8 @@ export function isHostedProvider(baseURL: string): boolean {
  * OpenRouter's, whose list names each route's window (the table's prefixes overstate some).
  */
 export function tableWindow(options: Pick<ProbeOptions, 'baseURL' | 'model'>): number | null {
-  const origin = originOf(options.baseURL);
-  return options.model && origin !== OPENROUTER_ORIGIN && isHostedProvider(options.baseURL) ? knownWindow(options.model) : null;
+  const origin = originOf(options.baseURL) ?? '';
+  return options.model && origin !== OPENROUTER_ORIGIN && HOSTED_ORIGINS.has(origin) ? knownWindow(options.model) : null;
 }
 
 export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {

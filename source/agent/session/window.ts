@@ -39,8 +39,6 @@ export class SessionWindow {
   private target: ProbeOptions | null = null;
   private warned = false;
   private checksWaitMs = 0;
-  /** The window is known without the probe's answer: configured, or a hosted model in the table. */
-  private settled = false;
   /** Which probe is the current one (a model switch asks again), and which one a refusal came during. */
   private asked = 0;
   private refusedWhileAsking = -1;
@@ -82,7 +80,6 @@ export class SessionWindow {
     // list may still refine it), so print mode's first request does not wait for the list.
     const known = this.source === 'config' ? null : tableWindow(options);
     if (known !== null) this.set(known, 'server', 'known model');
-    this.settled = this.source === 'config' || known !== null;
     if (this.probing) return this.probing;
     const asked = ++this.asked;
     this.probing = probeServer(options).then(
@@ -132,9 +129,12 @@ export class SessionWindow {
     this.checksWaitMs = timeoutMs;
   }
 
-  /** Waits for the probe at most `timeoutMs`; not at all when the window is already settled. */
+  /**
+   * Waits for the probe at most `timeoutMs`, and only while the window is unknown: a configured
+   * one, a hosted model's from the table or a refusal's needs no answer.
+   */
   async ready(timeoutMs: number): Promise<void> {
-    if (!this.probing || this.settled) return;
+    if (!this.probing || this.window !== null) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.probing, new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);
