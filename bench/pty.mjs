@@ -17,6 +17,8 @@ export const COLS = 120;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 // What the prompt input shows when nib is idle and ready for a key (PromptInput's placeholder).
 export const IDLE = process.env.BENCH_IDLE_TEXT ?? 'ask nib to do something';
+/** The prompt line's placeholder while a turn runs. */
+export const BUSY = process.env.BENCH_BUSY_TEXT ?? 'working…';
 
 export const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const quote = value => `'${String(value).replaceAll("'", `'\\''`)}'`;
@@ -162,6 +164,17 @@ export async function arrived(server, nib) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Resolves once the turn started after `from` (an index into the screen's text) has ended: the
+ * busy placeholder, then the idle one after it. Not a word of the answer: a finished block
+ * already on screen is not written again, so a word streamed across two frames reaches the
+ * terminal in two pieces.
+ */
+export async function turnEnded(nib, from, timeoutMs = 300_000) {
+  const busy = await nib.waitFor(BUSY, {from, timeoutMs});
+  return nib.waitFor(IDLE, {from: busy.index, timeoutMs});
 }
 
 /**

@@ -16,7 +16,7 @@ import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
-import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, typingLatency} from './pty.mjs';
+import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
 import {loadTestServer, median, ROOT} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -54,12 +54,12 @@ async function streamRun(answer, response, cli = CLI) {
     const nib = await startNib(server.url, [], cli);
     await nib.waitFor(IDLE, {timeoutMs: 10_000});
     // Typed at the idle prompt, so the byte count starts at the submit and excludes the startup.
+    const from = nib.textLength();
     await submit(nib, 'write a long answer');
     const before = nib.bytes();
     await arrived(server, nib);
     const first = performance.now();
-    const end = await nib.waitFor('ENDOFANSWER', {timeoutMs: 300_000});
-    await nib.waitFor(IDLE, {from: end.index});
+    const end = await turnEnded(nib, from);
     const during = nib.bytes() - before;
     const total = nib.bytes();
     if (process.env.BENCH_RAW_DIR) await writeFile(join(process.env.BENCH_RAW_DIR, `tui-${answer.length}.raw`), nib.raw());
@@ -243,10 +243,10 @@ try {
     await empty.quit();
     const full = await startNib(server.url);
     await full.waitFor(IDLE, {timeoutMs: 10_000});
+    const from = full.textLength();
     await submit(full, 'a thousand paragraphs');
     await arrived(server, full);
-    const end = await full.waitFor('ENDOFANSWER', {timeoutMs: 120_000});
-    await full.waitFor(IDLE, {from: end.index});
+    await turnEnded(full, from, 120_000);
     const many = await typingLatency(full);
     await full.quit();
     await server.close();

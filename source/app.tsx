@@ -1,5 +1,5 @@
 import {Box, Text, useApp, useWindowSize} from 'ink';
-import {useCallback, useEffect, useRef, useState} from 'react';
+import {useEffect, useRef, useState} from 'react';
 import type {AgentSession} from './agent/session/agent-session.js';
 import type {PromptHistory} from './agent/session/prompt-history.js';
 import {answerRewind, answerUndo, openPicker, openRewind, pickSession} from './commands/session-commands.js';
@@ -17,6 +17,7 @@ import {useHistory} from './hooks/use-history.js';
 import {useMentionSearch} from './hooks/use-mention-search.js';
 import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
 import {useRedraw} from './hooks/use-redraw.js';
+import {useStableCallback} from './hooks/use-stable-callback.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {typingMention} from './core/mentions.js';
@@ -58,16 +59,14 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const isApproving = approval !== undefined;
   const overlay = state.overlay;
 
-  const submit = useCallback(
-    (text: string) => {
-      setInput('');
-      prompts.add(text);
-      void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}).then(isCommand => {
-        if (!isCommand) send(text);
-      });
-    },
-    [state, dispatch, session, send, exit, width, redraw, prompts.add, commands],
-  );
+  // Stable, so the prompt line (memoized) is not drawn again on every frame of an answer.
+  const submit = useStableCallback((text: string) => {
+    setInput('');
+    prompts.add(text);
+    void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}).then(isCommand => {
+      if (!isCommand) send(text);
+    });
+  });
 
   const started = useRef(false);
   useEffect(() => {
@@ -109,10 +108,10 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   });
   const mentionSearch = useMentionSearch(session.root, state.busy);
 
-  const editPrompt = useCallback(async () => {
+  const editPrompt = useStableCallback(async () => {
     const result = await edit(input, '.md');
     if (result.ok) setInput(result.value.replace(/\n+$/, ''));
-  }, [edit, input]);
+  });
 
   // The @ list's length is not known here; its rows are budgeted whenever an @ is being typed.
   const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
@@ -158,7 +157,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
               commands={commands}
               mentionSearch={mentionSearch}
               isActive={!isApproving}
-              onEditInEditor={() => void editPrompt()}
+              onEditInEditor={editPrompt}
               placeholder={state.busy ? 'working… type to queue a message' : IDLE_PLACEHOLDER}
             />
           </>
@@ -167,7 +166,9 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
           model={state.model}
           mode={state.mode}
           alwaysTools={state.alwaysTools}
-          usage={{...state.usage, lastPromptTokens: state.context.tokens}}
+          promptTokens={state.usage.promptTokens}
+          completionTokens={state.usage.completionTokens}
+          contextTokens={state.context.tokens}
           contextWindow={state.context.window}
           cwd={cwdLabel}
           keyState={isExitArmed ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : 'idle'}

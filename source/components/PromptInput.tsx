@@ -1,5 +1,5 @@
 import {Box, Text, useInput, usePaste} from 'ink';
-import {useMemo, useRef, useState} from 'react';
+import {memo, useMemo, useRef, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {TextInput, type Line} from './TextInput.js';
@@ -31,8 +31,9 @@ export type Props = {
  * The prompt line (TextInput). Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
  * walk the history; typing `/` opens a completion list of commands, and `@` one of workspace paths
  * (Up/Down choose, Tab or Enter complete, Esc closes the path list and keeps the text).
+ * Memoized: the caller's callbacks are stable, so a streaming answer's frames leave it alone.
  */
-export function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch}: Props) {
+export const PromptInput = memo(function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch}: Props) {
   const theme = useTheme();
   // Position in `history` while walking it, and the unsent draft to come back to. A ref too: a held
   // Up delivers several presses in one read, before React renders again, and each must step.
@@ -160,7 +161,7 @@ export function PromptInput({value, onChange, onSubmit, history, commands, isAct
       ) : null}
     </Box>
   );
-}
+});
 
 /** Rows the completion list takes at most (the screen's row budget counts them too). */
 export const slashMenuRows = 6;

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
+import {memo} from 'react';
 import type {ApprovalMode} from '../core/approval-mode.js';
-import type {UsageTotals} from '../state/reducer.js';
 import {useTheme} from './theme.js';
 
 /** What the keyboard does right now, which decides the hints shown. */
@@ -11,7 +11,11 @@ export type Props = {
   readonly mode: ApprovalMode;
   /** Tools answered "always" in this session. */
   readonly alwaysTools: readonly string[];
-  readonly usage: UsageTotals;
+  /** Tokens sent and received in this session. */
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Tokens the conversation takes up in the model's context window now. */
+  readonly contextTokens: number;
   /**
    * The model's context window in tokens: shows how full it is. null: nobody has said (the
    * server was silent and nothing is configured), which the bar says instead of guessing.
@@ -32,14 +36,17 @@ const hints: Record<KeyState, string> = {
   'confirm-exit': 'press ctrl+c again to exit',
 };
 
-/** Two lines under the prompt: the session's facts, and the keys that apply now. */
-export function StatusBar({model, mode, alwaysTools, usage, contextWindow, cwd, keyState, width}: Props) {
+/**
+ * Two lines under the prompt: the session's facts, and the keys that apply now. Memoized (its
+ * props are plain values): the frames of a streaming answer leave it alone.
+ */
+export const StatusBar = memo(function StatusBar({model, mode, alwaysTools, promptTokens, completionTokens, contextTokens, contextWindow, cwd, keyState, width}: Props) {
   const theme = useTheme();
   const fill =
     contextWindow === null
       ? ' (ctx window unknown)'
       : contextWindow
-        ? ` (${Math.round((usage.lastPromptTokens / contextWindow) * 100)}% of ${contextWindow.toLocaleString('en-US')} ctx)`
+        ? ` (${Math.round((contextTokens / contextWindow) * 100)}% of ${contextWindow.toLocaleString('en-US')} ctx)`
         : '';
   return (
     <Box flexDirection="column" width={width}>
@@ -50,7 +57,7 @@ export function StatusBar({model, mode, alwaysTools, usage, contextWindow, cwd, 
         {alwaysTools.length > 0 ? <Text {...theme.dim}> · always: {alwaysTools.join(', ')}</Text> : null}
         <Text {...theme.dim}>
           {' '}
-          · ↑{formatTokens(usage.promptTokens)} ↓{formatTokens(usage.completionTokens)}
+          · ↑{formatTokens(promptTokens)} ↓{formatTokens(completionTokens)}
           {fill} · {cwd}
         </Text>
       </Text>
@@ -59,7 +66,7 @@ export function StatusBar({model, mode, alwaysTools, usage, contextWindow, cwd, 
       </Text>
     </Box>
   );
-}
+});
 
 export function formatTokens(count: number): string {
   if (count < 1000) return String(count);

@@ -7,7 +7,9 @@ const props: Props = {
   model: 'gpt-4.1-mini',
   mode: 'ask',
   alwaysTools: [],
-  usage: {promptTokens: 12_400, completionTokens: 830, lastPromptTokens: 6200},
+  promptTokens: 12_400,
+  completionTokens: 830,
+  contextTokens: 6200,
   cwd: '~/src/app',
   keyState: 'idle',
   width: 100,
@@ -25,7 +27,7 @@ test('"always" tools and context fill', () => {
 });
 
 test('the server\'s window, or that nobody said it: never a made-up percentage', () => {
-  const small = {...props, usage: {...props.usage, lastPromptTokens: 1800}};
+  const small = {...props, contextTokens: 1800};
   expect(plain(render(<StatusBar {...small} contextWindow={4096} />).lastFrame())).toContain('(44% of 4,096 ctx)');
   const unknown = plain(render(<StatusBar {...small} contextWindow={null} />).lastFrame());
   expect(unknown).toContain('(ctx window unknown)');
