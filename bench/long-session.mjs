@@ -8,7 +8,7 @@
 // BENCH_NODE_ARGS='--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp/heap' BENCH_HEAP=1 writes
 // a heap snapshot at turn 10 and at the last turn, to see what the growth is made of.
 import {readFile} from 'node:fs/promises';
-import {cleanup, CLI, IDLE, percentile, startNib, submit, typingLatency} from './pty.mjs';
+import {cleanup, CLI, IDLE, percentile, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
 import {loadTestServer, median} from './support.mjs';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -41,8 +41,7 @@ async function turn(nib, n) {
   nib.write(prompt);
   await nib.waitFor(prompt, {from, timeoutMs: 10_000});
   nib.write('\r');
-  const end = await nib.waitFor(`ENDTURN${n}.`, {from, timeoutMs: 60_000});
-  await nib.waitFor(IDLE, {from: end.index, timeoutMs: 60_000});
+  await turnEnded(nib, from, 60_000);
 }
 
 /** Keystroke-to-echo samples, then Ctrl+C clears what was typed. */
@@ -69,8 +68,9 @@ async function session(cli) {
     await nib.waitFor(IDLE, {timeoutMs: 20_000});
     const pid = await nodePid(nib.pid);
     // The first prompt waits for raw mode (see submit); the rest are typed at once.
+    const from = nib.textLength();
     await submit(nib, 'turn 1');
-    await nib.waitFor('ENDTURN1.', {timeoutMs: 60_000});
+    await turnEnded(nib, from, 60_000);
     const started = performance.now();
     let echoAtBase = [];
     let restedMs = 0;
