@@ -66,15 +66,16 @@ test('nib -p never loads React or Ink', async () => {
   expect(loaded).not.toContain(REACT);
 });
 
-test('the bundle highlights code, with highlight.js loaded on first use and only from the bundle', async () => {
-  // The build swaps marked-terminal's imports of cli-highlight and node-emoji for modules that load
-  // them on first use (scripts/build.mjs), and the approval prompt imports cli-highlight through
-  // source/components/highlight.ts. A copy of dist/ away from node_modules, as the package ships.
+/**
+ * A copy of dist/ away from node_modules, as the package ships; returns the URL (as a JS string
+ * literal) of the copy's newest chunk whose name starts with a prefix.
+ */
+async function copyOfDist(): Promise<(prefix: string) => Promise<string>> {
   const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
   const copy = join(sandbox.root, 'dist');
   await cp(dist, copy, {recursive: true});
   await writeFile(join(sandbox.root, 'package.json'), '{"type": "module"}');
-  const chunk = async (prefix: string) => {
+  return async prefix => {
     // The newest: the build leaves the previous build's chunks for a while (scripts/build.mjs says why).
     const names = (await readdir(join(dist, 'chunks'))).filter(file => file.startsWith(prefix));
     const built = await Promise.all(names.map(async file => ({file, at: (await stat(join(dist, 'chunks', file))).mtimeMs})));
@@ -82,6 +83,25 @@ test('the bundle highlights code, with highlight.js loaded on first use and only
     if (!newest) throw new Error(`no ${prefix}*.js chunk in dist/chunks: run npm run build`);
     return JSON.stringify(pathToFileURL(join(copy, 'chunks', newest)).href);
   };
+}
+
+test("Ink's layout engine starts without loading fetch, which the TUI loads after its first frame", async () => {
+  // yoga-layout decodes its WebAssembly with fetch() wherever fetch exists, and Node's fetch is
+  // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/build.mjs).
+  const chunk = await copyOfDist();
+  const script = [
+    `await import(${await chunk('interactive-')});`,
+    'console.log(JSON.stringify(process.moduleLoadList.filter(name => name.includes("undici"))));',
+  ].join('\n');
+  const {stdout} = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {cwd: sandbox.root});
+  expect(JSON.parse(stdout)).toEqual([]);
+});
+
+test('the bundle highlights code, with highlight.js loaded on first use and only from the bundle', async () => {
+  // The build swaps marked-terminal's imports of cli-highlight and node-emoji for modules that load
+  // them on first use (scripts/build.mjs), and the approval prompt imports cli-highlight through
+  // source/components/highlight.ts.
+  const chunk = await copyOfDist();
   const script = [
     `const {createMarkdownRenderer} = await import(${await chunk('markdown-render-')});`,
     `const {highlight} = await import(${await chunk('highlight-')});`,
