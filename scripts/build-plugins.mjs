@@ -1,0 +1,162 @@
+// The build's esbuild plugins: each changes one thing in a package nib bundles, says why, and
+// fails the build when the package no longer looks the way it expects.
+import {readFile} from 'node:fs/promises';
+import {ROOT} from './generated.mjs';
+
+/**
+ * Ink's frame writer with nib's wrapper around it (source/hooks/frame-log.ts says why): Ink's
+ * `./log-update.js`, imported by Ink itself, becomes a module that wraps the original.
+ */
+export function inkFrameLog() {
+  return swapImports('ink-frame-log', {
+    importer: /[\\/]ink[\\/]build[\\/]ink\.js$/,
+    resolveDir: ROOT,
+    modules: {
+      './log-update.js': [
+        "import original from './node_modules/ink/build/log-update.js';",
+        "import {wrapLogUpdate} from './source/hooks/frame-log.ts';",
+        'export default {create: (stream, options) => wrapLogUpdate(original.create, stream, options)};',
+      ].join('\n'),
+    },
+  });
+}
+
+/**
+ * zod with its English messages only. zod exports every locale it has under `z.locales` (267 KB of
+ * the 470 KB it added to the bundle), so esbuild cannot drop them; nib speaks English and never
+ * reads `z.locales`. Measured with bench/startup.mjs: a config file cost `nib -p` ~25 ms, mostly this.
+ */
+export function zodEnglishOnly() {
+  return swapImports('zod-english-only', {
+    importer: /[\\/]node_modules[\\/]zod[\\/]/,
+    modules: {'../locales/index.js': "export {default as en} from '../locales/en.js';"},
+  });
+}
+
+/**
+ * marked-terminal imports cli-highlight (highlight.js with every grammar) and node-emoji (emojilib's
+ * tables) at its top, so loading the markdown renderer evaluated both: 80 ms of CPU when a
+ * session's first prompt is sent, 28 ms without them (bench/markdown-load.mjs). Each becomes a
+ * module that loads the real one on its first call: highlight.js when the first code block is
+ * drawn (~50 ms, once), emojilib never (nib turns marked-terminal's emoji option off).
+ */
+export function lazyForMarkedTerminal() {
+  return swapImports('lazy-for-marked-terminal', {
+    importer: /[\\/]marked-terminal[\\/]/,
+    modules: {
+      // A fence language highlight.js lacks (vue, mermaid, …) would have it console.error on every
+      // redraw of the open block, above the app; thrown here, marked-terminal draws the code plain.
+      'cli-highlight': [
+        'let real;',
+        'export function highlight(code, options) {',
+        "  real ??= require('cli-highlight');",
+        "  if (options?.language && !real.supportsLanguage(options.language)) throw new Error('no grammar for ' + options.language);",
+        '  return real.highlight(code, options);',
+        '}',
+      ].join('\n'),
+      'node-emoji': "let real; export function get(name) { real ??= require('node-emoji'); return real.get(name); }",
+    },
+  });
+}
+
+/**
+ * yoga-layout (Ink's layout engine) carries its WebAssembly as a base64 data: URL and decodes it
+ * with fetch() whenever fetch exists. Node's fetch is undici, loaded on first use: ~20 ms of CPU
+ * before the TUI's first frame, for a module the session loads after that frame anyway. Decoded
+ * with Buffer instead, after one turn of the event loop (as the fetch gave one), so a key typed
+ * meanwhile is drawn by the early prompt line at once. bench/tui.mjs 1, 15 runs against the
+ * build before: the app's first frame 187 → 166 ms, input ready 88 → 66 ms.
+ */
+export function yogaWithoutFetch() {
+  return patchSource('yoga-without-fetch', {
+    file: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/,
+    replacements: [
+      [
+        'function ya(){return w||"function"!=typeof fetch?',
+        'function ya(){if(!w&&ua(H))return new Promise(resolve=>setImmediate(()=>resolve(Buffer.from(H.slice(37),"base64"))));' +
+          'return w||"function"!=typeof fetch?',
+      ],
+    ],
+  });
+}
+
+/**
+ * string-width (Ink measures every line with it) tests each grapheme of a line that is not plain
+ * ASCII against `^\p{RGI_Emoji}$`. V8 compiles that pattern on its first use: ~15 ms of CPU and
+ * ~3 MB, paid at the first frame, whose prompt and status lines have a › and a ·. A grapheme of one
+ * code point is an RGI emoji only if it has Emoji_Presentation (test/build-plugins.test.ts checks
+ * every code point), a pattern that compiles in 0.1 ms; longer graphemes still meet the full one.
+ * bench/tui.mjs 1, three runs of 15-21 against the build before: the first frame 6-18 ms sooner, an
+ * idle session's peak RSS 1.5-3.6 MB lower.
+ */
+export function stringWidthEmojiCheck() {
+  return patchSource('string-width-emoji-check', {
+    // Older copies (marked-terminal's tables bring string-width 4) have no such test.
+    file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/,
+    applies: text => text.includes('RGI_Emoji'),
+    replacements: [
+      ['const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;', 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;\nconst emojiPresentationRegex = /^\\p{Emoji_Presentation}$/u;'],
+      [
+        'if (rgiEmojiRegex.test(segment) || isDoubleWidthNonRgiEmojiSequence(segment)) {',
+        'if ((segment.length > (segment.codePointAt(0) > 0xFFFF ? 2 : 1) || emojiPresentationRegex.test(segment)) && rgiEmojiRegex.test(segment) ' +
+          '|| isDoubleWidthNonRgiEmojiSequence(segment)) {',
+      ],
+    ],
+  });
+}
+
+/**
+ * A plugin that makes `replacements` ([from, to] pairs, each `from` found exactly once) in the
+ * package files that match `file` (and whose text `applies` to, if given). The build fails when no
+ * such file is bundled or a `from` is not in one.
+ */
+function patchSource(name, {file, replacements, applies = () => true}) {
+  return {
+    name,
+    setup(builder) {
+      const changed = `${name}: the package no longer reads as it expects; update it in scripts/build-plugins.mjs`;
+      let patched = false;
+      builder.onLoad({filter: file}, async args => {
+        const text = await readFile(args.path, 'utf8');
+        if (!applies(text)) return undefined;
+        let contents = text;
+        for (const [from, to] of replacements) {
+          if (contents.split(from).length !== 2) throw new Error(changed);
+          contents = contents.replace(from, () => to);
+        }
+        patched = true;
+        return {loader: 'js', contents};
+      });
+      builder.onEnd(result => (patched || result.errors.length > 0 ? undefined : {errors: [{text: changed}]}));
+    },
+  };
+}
+
+/**
+ * A plugin that gives the package files matching `importer` modules of nib's in place of the
+ * imports named in `modules` (specifier → module text). A module's own imports resolve from
+ * `resolveDir`, else from the importer's folder. The build fails when one of the specifiers was
+ * never imported: the package changed under the plugin, which would otherwise stop working unseen.
+ */
+function swapImports(name, {importer, modules, resolveDir}) {
+  const specifiers = Object.keys(modules);
+  const filter = new RegExp(`^(${specifiers.map(specifier => specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  return {
+    name,
+    setup(builder) {
+      const swapped = new Set();
+      builder.onResolve({filter}, args =>
+        args.kind === 'import-statement' && importer.test(args.importer) ? {path: args.path, namespace: name, pluginData: resolveDir ?? args.resolveDir} : undefined,
+      );
+      builder.onLoad({filter: /.*/, namespace: name}, args => {
+        swapped.add(args.path);
+        return {resolveDir: args.pluginData, loader: 'js', contents: modules[args.path]};
+      });
+      builder.onEnd(result => {
+        const missing = specifiers.filter(specifier => !swapped.has(specifier));
+        if (missing.length === 0 || result.errors.length > 0) return undefined;
+        return {errors: [{text: `${name}: ${missing.join(' and ')} no longer imported as it expects; update it in scripts/build-plugins.mjs`}]};
+      });
+    },
+  };
+}
