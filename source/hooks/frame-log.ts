@@ -16,7 +16,7 @@
  * It also writes a run of "next line" moves as one move: Ink steps over each unchanged row
  * with its own escape sequence, which cost ~0.3 terminal bytes per answer byte while streaming.
  *
- * The build puts this in place of Ink's log-update (scripts/build.mjs); Ink has no option for it.
+ * The build puts this in place of Ink's log-update (scripts/build-plugins.mjs); Ink has no option for it.
  */
 
 /** The frame writer Ink creates for a stream, as Ink's own log-update module defines it. */

@@ -284,7 +284,7 @@ describe('nib -p', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(join(dir, 'config.json'));
     expect(result.stderr).toContain('approvalMode');
-    // The bundle keeps zod's English messages only (scripts/build.mjs): they must still be there.
+    // The bundle keeps zod's English messages only (scripts/build-plugins.mjs): they must still be there.
     expect(result.stderr).toContain('Invalid option: expected one of "ask"');
   });
 

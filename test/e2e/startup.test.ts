@@ -87,7 +87,7 @@ async function copyOfDist(): Promise<(prefix: string) => Promise<string>> {
 
 test("Ink's layout engine starts without loading fetch, which the TUI loads after its first frame", async () => {
   // yoga-layout decodes its WebAssembly with fetch() wherever fetch exists, and Node's fetch is
-  // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/build.mjs).
+  // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/build-plugins.mjs).
   const chunk = await copyOfDist();
   const script = [
     `await import(${await chunk('interactive-')});`,
@@ -99,7 +99,7 @@ test("Ink's layout engine starts without loading fetch, which the TUI loads afte
 
 test('the bundle highlights code, with highlight.js loaded on first use and only from the bundle', async () => {
   // The build swaps marked-terminal's imports of cli-highlight and node-emoji for modules that load
-  // them on first use (scripts/build.mjs), and the approval prompt imports cli-highlight through
+  // them on first use (scripts/build-plugins.mjs), and the approval prompt imports cli-highlight through
   // source/components/highlight.ts.
   const chunk = await copyOfDist();
   const script = [
