@@ -35,13 +35,19 @@ async function rssMb(pid) {
 }
 
 /** One prompt after the first: the app is in raw mode by now, so no settle time is needed. */
-async function turn(nib, n) {
+async function turn(nib, server, n) {
   const prompt = `turn ${n}`;
   const from = nib.textLength();
   nib.write(prompt);
   await nib.waitFor(prompt, {from, timeoutMs: 10_000});
   nib.write('\r');
   await turnEnded(nib, from, 60_000);
+  whole(server, n);
+}
+
+/** A turn that failed also ends idle: each must have sent its two requests (the prompt, the tool result). */
+function whole(server, n) {
+  if (server.requests.length !== 2 * n) throw new Error(`bench: turn ${n} ended after ${server.requests.length} requests, not ${2 * n}`);
 }
 
 /** Keystroke-to-echo samples, then Ctrl+C clears what was typed. */
@@ -71,11 +77,12 @@ async function session(cli) {
     const from = nib.textLength();
     await submit(nib, 'turn 1');
     await turnEnded(nib, from, 60_000);
+    whole(server, 1);
     const started = performance.now();
     let echoAtBase = [];
     let restedMs = 0;
     for (let n = 2; n <= TURNS; n++) {
-      await turn(nib, n);
+      await turn(nib, server, n);
       if (n === BASE_TURN || n % 50 === 0 || n === TURNS) {
         const at = performance.now() - started - restedMs;
         // Read at rest, as a person sees it between turns: the turns above run back to back.

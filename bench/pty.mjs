@@ -5,6 +5,7 @@ import {existsSync} from 'node:fs';
 import {mkdir, mkdtemp, readFile, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
+import {StringDecoder} from 'node:string_decoder';
 import {fileURLToPath} from 'node:url';
 import stripAnsi from 'strip-ansi';
 
@@ -72,11 +73,15 @@ export async function startNib(serverUrl, args = [], cli = CLI) {
   let text = '';
   let raw = '';
   const waiters = new Set();
+  // One decoder for the stream: a character split between two reads (the … of the busy text)
+  // must not turn into two replacement characters.
+  const decoder = new StringDecoder('utf8');
   child.stdout.on('data', chunk => {
     chunks.push(chunk);
     bytes += chunk.length;
-    raw += chunk.toString('utf8');
-    text = text + stripAnsi(chunk.toString('utf8'));
+    const decoded = decoder.write(chunk);
+    raw += decoded;
+    text = text + stripAnsi(decoded);
     for (const waiter of waiters) waiter();
   });
   const exited = new Promise(resolve => child.on('close', resolve));

@@ -208,6 +208,16 @@ test('slash commands: /help, /mode, /usage, unknown ones', async () => {
   expect(server!.requests).toHaveLength(0);
 });
 
+test('a command sent after an answer sees the session as it is now', async () => {
+  // The prompt line's submit keeps its identity across renders (the line is memoized); it must
+  // still read the latest state, not the state of the render that created it.
+  const app = await start([sse.text('hello there')]);
+  await app.type('hi', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('hello there'));
+  await app.type('/usage', keys.enter);
+  await waitFor(() => expect(app.screen()).toMatch(/tokens: [1-9]\d* in, [1-9]\d* out/));
+});
+
 test('Shift+Tab cycles the approval mode', async () => {
   const app = await start([]);
   await app.type(keys.shiftTab);
@@ -261,13 +271,16 @@ test('the demo follows a denial', async () => {
 
 test('Ctrl+G edits the prompt in $VISUAL and puts what was saved back in the input', async () => {
   const editor = join(dir, 'editor.sh');
-  await writeFile(editor, '#!/bin/sh\nprintf "edited in the editor\\n" > "$1"\n', {mode: 0o755});
+  // Appends, so the draft typed before Ctrl+G must reach the editor.
+  await writeFile(editor, '#!/bin/sh\nprintf " edited in the editor\\n" >> "$1"\n', {mode: 0o755});
   const saved = process.env['VISUAL'];
   process.env['VISUAL'] = editor;
   try {
     const app = await start([]);
-    await app.type('draft', '\u0007');
-    await waitFor(() => expect(app.screen()).toContain('› edited in the editor'));
+    await app.type('draft');
+    await waitFor(() => expect(app.screen()).toContain('› draft'));
+    await app.type('\u0007');
+    await waitFor(() => expect(app.screen()).toContain('› draft edited in the editor'));
   } finally {
     if (saved === undefined) delete process.env['VISUAL'];
     else process.env['VISUAL'] = saved;
