@@ -23,6 +23,11 @@ export type OpenSessionOptions = {
    * server's window, briefly. The TUI loads the SDK after its first frame and never waits.
    */
   sendsAtOnce?: boolean;
+  /**
+   * The TUI: the server is asked its window once this settles (after the first frame), so the
+   * probe's requests do not hold that frame up.
+   */
+  probeAfter?: Promise<void>;
 };
 
 /**
@@ -106,7 +111,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   });
   // In the background: the first frame never waits for it, print mode's first request only briefly.
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
-  void store.window.probe(probeTarget(config, session.model), session.history);
+  void store.window.probe(probeTarget(config, session.model), session.history, false, options.probeAfter);
   if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');

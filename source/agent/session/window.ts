@@ -70,10 +70,11 @@ export class SessionWindow {
   }
 
   /**
-   * Starts asking the server; `ready()` waits for it. Never throws. Asked once per session, and
-   * again after a model switch (`again`): each model has its own window on most local servers.
+   * Starts asking the server (once `after` settles, if given); `ready()` waits for it. Never
+   * throws. Asked once per session, and again after a model switch (`again`): each model has its
+   * own window on most local servers.
    */
-  probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
+  probe(options: ProbeOptions, system: readonly Message[], again = false, after?: Promise<void>): Promise<ServerInfo | null> {
     if (again) this.probing = null;
     this.target = options;
     // A hosted provider's well-known model: the table's figure holds from the start (the model
@@ -82,7 +83,7 @@ export class SessionWindow {
     if (known !== null) this.set(known, 'server', 'known model');
     if (this.probing) return this.probing;
     const asked = ++this.asked;
-    this.probing = probeServer(options).then(
+    this.probing = (after ? after.then(() => probeServer(options)) : probeServer(options)).then(
       info => {
         // The model was switched meanwhile: the answer for the new one is what counts.
         if (asked !== this.asked) return info;

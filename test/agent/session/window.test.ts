@@ -103,3 +103,27 @@ describe('an answer that comes late', () => {
     expect(window.describe([])).toMatch(/128,000 tokens \(llama.cpp \/v1\/models\)/);
   });
 });
+
+describe('the TUI asks after its first frame', () => {
+  test('no request before `after` settles; ready() waits for both', async () => {
+    let asked = 0;
+    const server = heldServer();
+    const counting: typeof fetch = (input, init) => {
+      asked++;
+      return server.fetch(input, init);
+    };
+    let framed = () => {};
+    const firstFrame = new Promise<void>(resolve => (framed = resolve));
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: counting}, [], false, firstFrame);
+    await settle();
+    expect(asked).toBe(0);
+    expect(await readyAtOnce(window)).toBe(false);
+    framed();
+    await settle();
+    expect(asked).toBeGreaterThan(0);
+    server.answer('m', 4096);
+    expect(await probed).toMatchObject({window: 4096});
+    expect(window.window).toBe(4096);
+  });
+});
