@@ -38,7 +38,7 @@ export type OpenSessionOptions = {
 export async function openSession(given: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
   const chosen = await modelFromServer(given, options.canAsk);
   if (!chosen.ok) return chosen;
-  const {config, notice, chooseModel} = chosen.value;
+  const {config, notice, chooseModel, models} = chosen.value;
   const problem = readinessProblem(config);
   if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
@@ -111,6 +111,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   });
   // In the background: the first frame never waits for it, print mode's first request only briefly.
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
+  if (models) store.window.models = models;
   void store.window.probe(probeTarget(config, session.model), session.history, false, options.probeAfter);
   if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
   if (notice) store.window.note(notice);

@@ -41,14 +41,18 @@ export function chooseModelError(config: Config, models: readonly string[]): str
  * No model configured: the server's only model, named in a notice. With several, print mode
  * (nobody to ask) stops with them listed; the TUI starts on the first and asks (`chooseModel`).
  */
-export async function modelFromServer(config: Config, canAsk: boolean): Promise<Result<{config: Config; notice?: string; chooseModel: boolean}>> {
+export async function modelFromServer(
+  config: Config,
+  canAsk: boolean,
+): Promise<Result<{config: Config; notice?: string; chooseModel: boolean; models?: string[]}>> {
   if (config.model) return {ok: true, value: {config, chooseModel: false}};
   const found = await modelsFromServer(config);
   if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
   if (found.kind === 'several') {
     if (!canAsk) return {ok: false, error: chooseModelError(config, found.models)};
     const notice = `No model configured, and the server serves ${found.models.length}: choose one (esc keeps ${found.models[0]}).`;
-    return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true}};
+    // The list goes to the picker shown at start, before the window probe has answered.
+    return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true, models: found.models}};
   }
   return {ok: true, value: {config, chooseModel: false}};
 }

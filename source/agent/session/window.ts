@@ -83,10 +83,12 @@ export class SessionWindow {
     if (known !== null) this.set(known, 'server', 'known model');
     if (this.probing) return this.probing;
     const asked = ++this.asked;
-    this.probing = (after ? after.then(() => probeServer(options)) : probeServer(options)).then(
+    // A probe still waiting on `after` when the model is switched is not sent at all.
+    const asking = after ? after.then(() => (asked === this.asked ? probeServer(options) : null)) : probeServer(options);
+    this.probing = asking.then(
       info => {
         // The model was switched meanwhile: the answer for the new one is what counts.
-        if (asked !== this.asked) return info;
+        if (info === null || asked !== this.asked) return info;
         this.kind = info.kind;
         this.models = info.models;
         this.adopt(info);

@@ -126,4 +126,26 @@ describe('the TUI asks after its first frame', () => {
     expect(await probed).toMatchObject({window: 4096});
     expect(window.window).toBe(4096);
   });
+
+  test('a model switch before `after` settles: the first probe is never sent', async () => {
+    const asked: string[] = [];
+    const server = heldServer();
+    const counting: typeof fetch = (input, init) => {
+      asked.push(String(input));
+      return server.fetch(input, init);
+    };
+    let framed = () => {};
+    const firstFrame = new Promise<void>(resolve => (framed = resolve));
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    void window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: counting}, [], false, firstFrame);
+    const switched = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'b', fetch: counting}, [], true);
+    await settle();
+    const sent = asked.length;
+    framed();
+    await settle();
+    expect(asked.length).toBe(sent);
+    server.answer('b', 2048);
+    expect(await switched).toMatchObject({window: 2048});
+    expect(window.window).toBe(2048);
+  });
 });
