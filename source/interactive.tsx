@@ -95,9 +95,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     if (!saved.ok) process.stderr.write(`nib: ${saved.error}\n`);
   }
   // The session (new, --continue, --resume ID; a bare --resume opens the picker in the app).
-  let framed = () => {};
-  const firstFrame = new Promise<void>(resolve => (framed = resolve));
-  const opened = await openSession(config, env, {canAsk: true, probeAfter: firstFrame});
+  const opened = await openSession(config, env, {canAsk: true});
   if (!opened.ok) {
     await options.early?.discard();
     if (stdin.isTTY) stdin.setRawMode(false);
@@ -133,10 +131,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   );
   // Once the first frame is out: the server is asked its window, and the snapshot index and the
   // SDK load while the person types.
-  setImmediate(() => {
-    framed();
-    session.warmUp();
-  });
+  setImmediate(() => session.warmUp());
   holdYoungGeneration();
   const stopCollecting = safeStdout ? collectWhenIdle({onBusy: listener => session.onBusy(listener), lastActivity: () => safeStdout.lastWriteAt}) : () => {};
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left

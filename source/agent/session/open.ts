@@ -23,11 +23,6 @@ export type OpenSessionOptions = {
    * server's window, briefly. The TUI loads the SDK after its first frame and never waits.
    */
   sendsAtOnce?: boolean;
-  /**
-   * The TUI: the server is asked its window once this settles (after the first frame), so the
-   * probe's requests do not hold that frame up.
-   */
-  probeAfter?: Promise<void>;
 };
 
 /**
@@ -109,10 +104,13 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     maxRounds: config.maxRounds,
     chooseModel,
   });
-  // In the background: the first frame never waits for it, print mode's first request only briefly.
+  // In the background: print mode asks at once (its first request waits only briefly); the TUI
+  // asks in warmUp, after its first frame, which the requests would otherwise hold up.
   store.window.setTools(tools.definitions({mode: config.approvalMode}));
   if (models) store.window.models = models;
-  void store.window.probe(probeTarget(config, session.model), session.history, false, options.probeAfter);
+  const target = probeTarget(config, session.model);
+  if (options.sendsAtOnce) void store.window.probe(target, session.history);
+  else store.window.aim(target);
   if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 test('no model configured and several served: the picker has the list before the window probe runs', async () => {
-  // The TUI asks the server its window only after its first frame (`probeAfter`), but the
+  // The TUI asks the server its window only after its first frame (AgentSession.warmUp), but the
   // picker it opens at start needs the model list at once: the list nib chose from is kept.
   server = await startOpenAiServer([sse.text('never')], {persona: {kind: 'ollama', window: 8192, models: ['llama3.2:3b', 'qwen3:8b']}});
   sandbox = await createSandbox();
@@ -23,7 +23,7 @@ test('no model configured and several served: the picker has the list before the
   if (!flags.ok) throw new Error(flags.error);
   const config = await resolveConfig({flags: flags.value, env: sandbox.env, cwd: sandbox.workspace});
   if (!config.ok) throw new Error(config.error);
-  const opened = await openSession(config.value, sandbox.env, {canAsk: true, probeAfter: new Promise(() => {})});
+  const opened = await openSession(config.value, sandbox.env, {canAsk: true});
   if (!opened.ok) throw new Error(opened.error);
   expect(opened.value.chooseModel).toBe(true);
   expect(opened.value.window.models).toEqual(['llama3.2:3b', 'qwen3:8b']);

@@ -105,47 +105,51 @@ describe('an answer that comes late', () => {
 });
 
 describe('the TUI asks after its first frame', () => {
-  test('no request before `after` settles; ready() waits for both', async () => {
-    let asked = 0;
+  /** A held server that counts the requests it is sent. */
+  function countingServer() {
     const server = heldServer();
-    const counting: typeof fetch = (input, init) => {
+    let asked = 0;
+    const fetch: typeof globalThis.fetch = (input, init) => {
       asked++;
       return server.fetch(input, init);
     };
-    let framed = () => {};
-    const firstFrame = new Promise<void>(resolve => (framed = resolve));
+    return {...server, fetch, asked: () => asked};
+  }
+
+  test('aim sends nothing (a well-known hosted model still has its window); start asks once', async () => {
+    const hosted = new SessionWindow({configured: null, compactAt: 0.8});
+    hosted.aim({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', fetch: silent});
+    expect(hosted.window).toBe(128_000);
+
+    const server = countingServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: counting}, [], false, firstFrame);
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch});
     await settle();
-    expect(asked).toBe(0);
-    expect(await readyAtOnce(window)).toBe(false);
-    framed();
+    expect(server.asked()).toBe(0);
+    window.start([]);
     await settle();
-    expect(asked).toBeGreaterThan(0);
+    const sent = server.asked();
+    expect(sent).toBeGreaterThan(0);
+    window.start([]);
+    await settle();
+    expect(server.asked()).toBe(sent);
     server.answer('m', 4096);
-    expect(await probed).toMatchObject({window: 4096});
+    await settle();
     expect(window.window).toBe(4096);
   });
 
-  test('a model switch before `after` settles: the first probe is never sent', async () => {
-    const asked: string[] = [];
-    const server = heldServer();
-    const counting: typeof fetch = (input, init) => {
-      asked.push(String(input));
-      return server.fetch(input, init);
-    };
-    let framed = () => {};
-    const firstFrame = new Promise<void>(resolve => (framed = resolve));
+  test('a model switch before start asks for the new model, and start adds nothing', async () => {
+    const server = countingServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    void window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: counting}, [], false, firstFrame);
-    const switched = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'b', fetch: counting}, [], true);
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: server.fetch});
+    window.reprobe('b', []);
     await settle();
-    const sent = asked.length;
-    framed();
+    const sent = server.asked();
+    window.start([]);
     await settle();
-    expect(asked.length).toBe(sent);
+    expect(server.asked()).toBe(sent);
     server.answer('b', 2048);
-    expect(await switched).toMatchObject({window: 2048});
+    await settle();
     expect(window.window).toBe(2048);
   });
 });
