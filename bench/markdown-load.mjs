@@ -4,9 +4,9 @@
 // fresh Node process with the compile cache warm, as nib loads it.
 // Run: npm run build && npx node bench/markdown-load.mjs   (NIB_BENCH_BASELINE=<other dist/cli.js>)
 import {spawnSync} from 'node:child_process';
-import {readdirSync, statSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {pathToFileURL} from 'node:url';
+import {newestChunk} from '../scripts/newest-chunk.mjs';
 import {CLI, median, requireBuild} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
@@ -32,12 +32,7 @@ console.log(JSON.stringify([load, first, cpu() - start]));
 
 function renderer(cli) {
   const chunks = join(dirname(cli), 'chunks');
-  // The newest: a build leaves the previous build's chunks for a while (scripts/build.mjs says why).
-  const name = readdirSync(chunks)
-    .filter(file => file.startsWith('markdown-render-'))
-    .sort((a, b) => statSync(join(chunks, b)).mtimeMs - statSync(join(chunks, a)).mtimeMs)[0];
-  if (!name) throw new Error(`no markdown-render chunk in ${chunks}`);
-  return pathToFileURL(join(chunks, name)).href;
+  return pathToFileURL(join(chunks, newestChunk(chunks, 'markdown-render-'))).href;
 }
 
 function once(url) {

@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process';
-import {cp, readdir, readFile, stat, writeFile} from 'node:fs/promises';
+import {cp, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {promisify} from 'node:util';
@@ -70,19 +70,14 @@ test('nib -p never loads React or Ink', async () => {
  * A copy of dist/ away from node_modules, as the package ships; returns the URL (as a JS string
  * literal) of the copy's newest chunk whose name starts with a prefix.
  */
-async function copyOfDist(): Promise<(prefix: string) => Promise<string>> {
+async function copyOfDist(): Promise<(prefix: string) => string> {
   const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
   const copy = join(sandbox.root, 'dist');
   await cp(dist, copy, {recursive: true});
   await writeFile(join(sandbox.root, 'package.json'), '{"type": "module"}');
-  return async prefix => {
-    // The newest: the build leaves the previous build's chunks for a while (scripts/build.mjs says why).
-    const names = (await readdir(join(dist, 'chunks'))).filter(file => file.startsWith(prefix));
-    const built = await Promise.all(names.map(async file => ({file, at: (await stat(join(dist, 'chunks', file))).mtimeMs})));
-    const newest = built.sort((a, b) => b.at - a.at)[0]?.file;
-    if (!newest) throw new Error(`no ${prefix}*.js chunk in dist/chunks: run npm run build`);
-    return JSON.stringify(pathToFileURL(join(copy, 'chunks', newest)).href);
-  };
+  // @ts-expect-error: a plain .mjs script without types
+  const {newestChunk} = (await import('../../scripts/newest-chunk.mjs')) as {newestChunk: (chunks: string, prefix: string) => string};
+  return prefix => JSON.stringify(pathToFileURL(join(copy, 'chunks', newestChunk(join(dist, 'chunks'), prefix))).href);
 }
 
 test("Ink's layout engine starts without loading fetch, which the TUI loads after its first frame", async () => {
@@ -90,7 +85,7 @@ test("Ink's layout engine starts without loading fetch, which the TUI loads afte
   // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/build-plugins.mjs).
   const chunk = await copyOfDist();
   const script = [
-    `await import(${await chunk('interactive-')});`,
+    `await import(${chunk('interactive-')});`,
     'console.log(JSON.stringify(process.moduleLoadList.filter(name => name.includes("undici"))));',
   ].join('\n');
   const {stdout} = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {cwd: sandbox.root});
@@ -103,8 +98,8 @@ test('the bundle highlights code, with highlight.js loaded on first use and only
   // source/components/highlight.ts.
   const chunk = await copyOfDist();
   const script = [
-    `const {createMarkdownRenderer} = await import(${await chunk('markdown-render-')});`,
-    `const {highlight} = await import(${await chunk('highlight-')});`,
+    `const {createMarkdownRenderer} = await import(${chunk('markdown-render-')});`,
+    `const {highlight} = await import(${chunk('highlight-')});`,
     'const render = createMarkdownRenderer();',
     'console.log(JSON.stringify([',
     "  render('plain :smile: **bold**', 80, true),",
