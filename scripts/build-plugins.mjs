@@ -106,6 +106,77 @@ export function stringWidthEmojiCheck() {
 }
 
 /**
+ * Ink's frame renderer with its line caches kept from one frame to the next. Every frame Ink
+ * splits each line it draws into styled cells (tokenize the ANSI codes, measure each character)
+ * and caches that, but in a new cache per frame, so lines that did not change (all of the open
+ * block but its last line, the prompt, the status and the hints) were split again every frame:
+ * a quarter of Ink's drawing time while an answer streams. One cache now serves all frames, in
+ * two generations of at most CACHE_WEIGHT characters of keys each (an entry used again moves to
+ * the newer one), so it holds a couple of screens at most. The cells are never changed once made.
+ */
+export function inkOutputCaches() {
+  const CACHE_WEIGHT = 8192;
+  return patchSource('ink-output-caches', {
+    file: /[\\/]ink[\\/]build[\\/]output\.js$/,
+    replacements: [
+      [
+        'class OutputCaches {\n    widths = new Map();\n    blockWidths = new Map();\n    styledChars = new Map();',
+        [
+          'const nibIgnorable = /^\\p{Default_Ignorable_Code_Point}+$/u;',
+          'class NibCacheGenerations {',
+          '    current = new Map();',
+          '    previous = new Map();',
+          '    weight = 0;',
+          '    get(key) {',
+          '        const value = this.current.get(key);',
+          '        if (value !== undefined) return value;',
+          '        const old = this.previous.get(key);',
+          '        if (old !== undefined) this.set(key, old);',
+          '        return old;',
+          '    }',
+          '    set(key, value) {',
+          '        this.current.set(key, value);',
+          '        this.weight += key.length;',
+          `        if (this.weight > ${CACHE_WEIGHT}) {`,
+          '            this.previous = this.current;',
+          '            this.current = new Map();',
+          '            this.weight = 0;',
+          '        }',
+          '    }',
+          '}',
+          'class OutputCaches {',
+          '    widths = new NibCacheGenerations();',
+          '    blockWidths = new NibCacheGenerations();',
+          '    styledChars = new NibCacheGenerations();',
+        ].join('\n'),
+      ],
+      ['    caches = new OutputCaches();', '    caches = nibOutputCaches ??= new OutputCaches();'],
+      ['export default class Output {', 'let nibOutputCaches;\nexport default class Output {'],
+      // A pattern made once, not once per character of every line split.
+      [
+        '.filter(character => !/^\\p{Default_Ignorable_Code_Point}+$/u.test(character.value));',
+        '.filter(character => !nibIgnorable.test(character.value));',
+      ],
+    ],
+  });
+}
+
+/**
+ * Ink measures each text node's widest line twice a frame: for the layout, through a cache that
+ * lasts across frames (measure-text.js), and again, uncached, before it draws the text. The second
+ * measure goes through the same cache: the largest string-width cost left while an answer streams.
+ */
+export function inkTextWidthCache() {
+  return patchSource('ink-text-width-cache', {
+    file: /[\\/]ink[\\/]build[\\/]render-node-to-output\.js$/,
+    replacements: [
+      ["import widestLine from 'widest-line';", "import measureText from './measure-text.js';"],
+      ['const currentWidth = widestLine(text);', 'const currentWidth = measureText(text).width;'],
+    ],
+  });
+}
+
+/**
  * A plugin that makes `replacements` ([from, to] pairs, each `from` found exactly once) in the
  * package files that match `file` (and whose text `applies` to, if given). The build fails when no
  * such file is bundled or a `from` is not in one.

@@ -5,38 +5,78 @@ import {fileURLToPath, pathToFileURL} from 'node:url';
 import {build, type Plugin} from 'esbuild';
 import {afterAll, beforeAll, expect, test} from 'vitest';
 
-// The build changes how string-width (Ink's line measure) spots emoji, to spare the first frame
-// the compilation of the RGI_Emoji pattern (scripts/build-plugins.mjs). Widths must not change.
+// The build changes packages it bundles (scripts/build-plugins.mjs): how string-width (Ink's line
+// measure) spots emoji, to spare the first frame the compilation of the RGI_Emoji pattern, and how
+// long Ink keeps what it learnt about a line. Widths and frames must not change.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 type StringWidth = (text: string) => number;
+type Frames = (steps: readonly Step[]) => string[];
+type Step = {readonly lines: readonly string[]; readonly columns: number};
 let dir: string;
 let original: StringWidth;
 let patched: StringWidth;
+let originalFrames: Frames;
+let patchedFrames: Frames;
 
-/** string-width bundled as the build bundles it, with the given plugins, then imported. */
-async function bundled(name: string, plugins: Plugin[]): Promise<StringWidth> {
+// Ink imports its devtools bridge only with DEV=true; the build leaves that optional package out.
+const noDevtools: Plugin = {
+  name: 'no-devtools',
+  setup(builder) {
+    builder.onResolve({filter: /^react-devtools-core$/}, () => ({path: 'react-devtools-core', namespace: 'no-devtools'}));
+    builder.onLoad({filter: /.*/, namespace: 'no-devtools'}, () => ({contents: 'export default {};', loader: 'js'}));
+  },
+};
+
+/** `contents` bundled as the build bundles it, with the given plugins, then imported. */
+async function bundled<T>(name: string, contents: string, plugins: Plugin[]): Promise<T> {
   const result = await build({
-    stdin: {contents: "export {default} from 'string-width';", resolveDir: ROOT, loader: 'js'},
+    stdin: {contents, resolveDir: ROOT, loader: 'js'},
     bundle: true,
     write: false,
     format: 'esm',
     platform: 'node',
     target: 'node22',
-    plugins,
+    define: {'process.env.NODE_ENV': '"production"'},
+    banner: {js: "import {createRequire} from 'node:module'; const require = createRequire(import.meta.url);"},
+    plugins: [...plugins, noDevtools],
     logLevel: 'silent',
   });
   const file = join(dir, `${name}.mjs`);
   await writeFile(file, result.outputFiles[0]!.text);
-  return ((await import(pathToFileURL(file).href)) as {default: StringWidth}).default;
+  return ((await import(pathToFileURL(file).href)) as {default: T}).default;
 }
+
+// Ink drawing one frame per step (debug mode writes each whole frame), as nib draws its live region:
+// a line per <Text>, cut at the edge, some styled, some in a box that clips.
+const inkFrames = `
+import {createElement as h} from 'react';
+import {Box, Text, render} from 'ink';
+import chalk from 'chalk';
+export default function frames(steps) {
+  chalk.level = 3;
+  const written = [];
+  const stdout = {columns: steps[0].columns, rows: 40, write: text => written.push(text), on() {}, off() {}};
+  const view = ({lines, columns}) =>
+    h(Box, {flexDirection: 'column', width: columns},
+      ...lines.map((line, index) => h(Text, {key: 't' + index, wrap: 'truncate-end', color: index % 3 === 1 ? 'cyan' : undefined, bold: index % 4 === 2}, line)),
+      h(Box, {height: 2, overflow: 'hidden', flexDirection: 'column'}, ...lines.slice(-3).map((line, index) => h(Text, {key: 'c' + index}, line))),
+      h(Text, {dimColor: true}, '› ask · ↑12.4k ↓830 (10% of 62,000 ctx)'));
+  const app = render(view(steps[0]), {stdout, debug: true, patchConsole: false, exitOnCtrlC: false});
+  for (const step of steps.slice(1)) app.rerender(view(step));
+  app.unmount();
+  return written;
+}`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nib-width-'));
   // @ts-expect-error: a plain .mjs script without types
-  const {stringWidthEmojiCheck} = (await import('../scripts/build-plugins.mjs')) as {stringWidthEmojiCheck: () => Plugin};
-  original = await bundled('original', []);
-  patched = await bundled('patched', [stringWidthEmojiCheck()]);
+  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache', () => Plugin>;
+  const stringWidth = "export {default} from 'string-width';";
+  original = await bundled('original', stringWidth, []);
+  patched = await bundled('patched', stringWidth, [plugins.stringWidthEmojiCheck()]);
+  originalFrames = await bundled('original-frames', inkFrames, []);
+  patchedFrames = await bundled('patched-frames', inkFrames, [plugins.inkOutputCaches(), plugins.inkTextWidthCache()]);
 });
 afterAll(() => rm(dir, {recursive: true, force: true}));
 
@@ -70,4 +110,24 @@ test('string-width measures every code point and sequence as the package does', 
   expect(differing).toEqual([]);
   // Not vacuous: the package counts emoji as two columns.
   expect(patched('👍🏽 ok')).toBe(5);
+});
+
+test('Ink draws the same frames with its line caches kept across frames', () => {
+  // An answer streaming in, a word at a time, in lines that move up as it grows, with wide
+  // characters, emoji, zero-width ones and styles in it; then the screen narrows. Far more text
+  // than the caches keep, so lines come back after they were dropped.
+  const words = ['the', 'loop', '日本語', 'reads', '👍🏽', 'files', 'zero\u200bwidth', '\u001b[31mred\u001b[39m', 'and', 'streams'];
+  const steps: Step[] = [];
+  let text = '';
+  for (let index = 0; index < 1500; index++) {
+    text += words[index % words.length] + (index % 13 === 12 ? '\n' : ' ');
+    steps.push({lines: text.split('\n').slice(-6), columns: index < 1200 ? 48 : 30});
+  }
+  const expected = originalFrames(steps);
+  expect(expected.length).toBeGreaterThanOrEqual(steps.length);
+  expect(expected.join('').length).toBeGreaterThan(4 * 8192);
+  const frames = patchedFrames(steps);
+  const first = frames.findIndex((frame, index) => frame !== expected[index]);
+  expect(first === -1 ? null : {frame: first, got: frames[first], expected: expected[first]}).toBeNull();
+  expect(frames.length).toBe(expected.length);
 });
