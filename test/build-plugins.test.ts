@@ -12,7 +12,7 @@ import {afterAll, beforeAll, expect, test} from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 type StringWidth = (text: string) => number;
 type Frames = (steps: readonly Step[]) => string[];
-type Step = {readonly lines: readonly string[]; readonly columns: number};
+type Step = {readonly lines: readonly string[]; readonly columns: number; readonly shift: number; readonly printed: readonly string[]};
 let dir: string;
 let original: StringWidth;
 let patched: StringWidth;
@@ -48,19 +48,29 @@ async function bundled<T>(name: string, contents: string, plugins: Plugin[]): Pr
 }
 
 // Ink drawing one frame per step (debug mode writes each whole frame), as nib draws its live region:
-// a line per <Text>, cut at the edge, some styled, some in a box that clips.
+// a line per <Text>, cut at the edge, some styled. Around it, the paths where Ink cuts and
+// overwrites the cells it cached: items printed once through <Static>, a box that clips rows only,
+// one that clips columns mid-character (its lines shifted left a little more each step), text
+// drawn over wide characters, and a transform that depends on the row.
 const inkFrames = `
 import {createElement as h} from 'react';
-import {Box, Text, render} from 'ink';
+import {Box, Static, Text, Transform, render} from 'ink';
 import chalk from 'chalk';
 export default function frames(steps) {
   chalk.level = 3;
   const written = [];
   const stdout = {columns: steps[0].columns, rows: 40, write: text => written.push(text), on() {}, off() {}};
-  const view = ({lines, columns}) =>
+  const view = ({lines, columns, shift, printed}) =>
     h(Box, {flexDirection: 'column', width: columns},
-      ...lines.map((line, index) => h(Text, {key: 't' + index, wrap: 'truncate-end', color: index % 3 === 1 ? 'cyan' : undefined, bold: index % 4 === 2}, line)),
-      h(Box, {height: 2, overflow: 'hidden', flexDirection: 'column'}, ...lines.slice(-3).map((line, index) => h(Text, {key: 'c' + index}, line))),
+      h(Static, {items: printed}, (item, index) => h(Text, {key: index, color: 'green'}, item)),
+      ...lines.map((line, index) => h(Text, {key: 't' + index, wrap: 'truncate-end', color: index % 3 === 1 ? 'cyan' : undefined, bold: index % 4 === 2, backgroundColor: index % 5 === 3 ? 'blue' : undefined}, line)),
+      h(Box, {height: 2, overflowY: 'hidden', flexDirection: 'column'}, ...lines.slice(-3).map((line, index) => h(Text, {key: 'c' + index}, line))),
+      h(Box, {width: 15, overflowX: 'hidden', flexDirection: 'column'},
+        ...lines.slice(-2).map((line, index) => h(Box, {key: 'x' + index, marginLeft: -shift, width: 60}, h(Text, {wrap: 'truncate-end'}, line)))),
+      h(Box, {height: 1},
+        h(Text, {}, lines.at(-1)),
+        h(Box, {position: 'absolute', marginLeft: 1 + (shift % 4)}, h(Text, {}, '本x'))),
+      h(Transform, {transform: (line, row) => (row % 2 ? chalk.inverse(line) : line.toUpperCase())}, h(Text, {}, lines.slice(-2).join('\\n'))),
       h(Text, {dimColor: true}, '› ask · ↑12.4k ↓830 (10% of 62,000 ctx)'));
   const app = render(view(steps[0]), {stdout, debug: true, patchConsole: false, exitOnCtrlC: false});
   for (const step of steps.slice(1)) app.rerender(view(step));
@@ -114,14 +124,16 @@ test('string-width measures every code point and sequence as the package does', 
 
 test('Ink draws the same frames with its line caches kept across frames', () => {
   // An answer streaming in, a word at a time, in lines that move up as it grows, with wide
-  // characters, emoji, zero-width ones and styles in it; then the screen narrows. Far more text
-  // than the caches keep, so lines come back after they were dropped.
-  const words = ['the', 'loop', '日本語', 'reads', '👍🏽', 'files', 'zero\u200bwidth', '\u001b[31mred\u001b[39m', 'and', 'streams'];
+  // characters, emoji, zero-width ones, styles and a link in it; then the screen narrows. Far more
+  // text than the caches keep, so lines come back after they were dropped.
+  const words = ['the', 'loop', '日本語', 'reads', '👍🏽', 'files', 'zero\u200bwidth', '\u001b[31mred\u001b[39m', 'and', 'streams', '\u001b]8;;https://example.com\u0007link\u001b]8;;\u0007'];
   const steps: Step[] = [];
+  const printed: string[] = [];
   let text = '';
   for (let index = 0; index < 1500; index++) {
     text += words[index % words.length] + (index % 13 === 12 ? '\n' : ' ');
-    steps.push({lines: text.split('\n').slice(-6), columns: index < 1200 ? 48 : 30});
+    if (index % 97 === 96) printed.push(text.split('\n').at(-2)!);
+    steps.push({lines: text.split('\n').slice(-6), columns: index < 1200 ? 48 : 30, shift: index % 7, printed: [...printed]});
   }
   const expected = originalFrames(steps);
   expect(expected.length).toBeGreaterThanOrEqual(steps.length);
