@@ -208,6 +208,20 @@ export function inkTextWidthCache() {
 }
 
 /**
+ * Ink's useInput attaches its key listener (and asks for raw mode) in a passive effect, which React
+ * runs a turn of the event loop after the commit that mounted it. A key that arrived in between
+ * went to the component that had the keyboard before: typed as an approval question appeared, it
+ * landed in the prompt line behind it. As a layout effect the listener changes hands within the
+ * commit itself, before any key can be read.
+ */
+export function inkInputInCommit() {
+  return patchSource('ink-input-in-commit', {
+    file: /[\\/]ink[\\/]build[\\/]hooks[\\/]use-input\.js$/,
+    replacements: [["import { useEffect, useEffectEvent } from 'react';", "import { useLayoutEffect as useEffect, useEffectEvent } from 'react';"]],
+  });
+}
+
+/**
  * A plugin that makes `replacements` ([from, to] pairs, each `from` found exactly once) in the
  * package files that match `file` (and whose text `applies` to, if given). The build fails when no
  * such file is bundled or a `from` is not in one.

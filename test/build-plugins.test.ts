@@ -18,6 +18,9 @@ let original: StringWidth;
 let patched: StringWidth;
 let originalFrames: Frames;
 let patchedFrames: Frames;
+type KeyRace = () => Promise<string[]>;
+let originalRace: KeyRace;
+let patchedRace: KeyRace;
 
 // Ink imports its devtools bridge only with DEV=true; the build leaves that optional package out.
 const noDevtools: Plugin = {
@@ -78,15 +81,63 @@ export default function frames(steps) {
   return written;
 }`;
 
+
+// A question appears, by an update that is not a key's (as a session event's is), over a prompt
+// line that then gives up the keyboard; a key is read the moment the frame with the question is
+// written, after React's commit but before the effects it runs a turn later. Which one gets it?
+const keyRace = `
+import {EventEmitter} from 'node:events';
+import {createElement as h, useState} from 'react';
+import {Box, Text, render, useInput} from 'ink';
+export default async function race() {
+  const stdin = Object.assign(new EventEmitter(), {isTTY: true, setRawMode() {}, setEncoding() {}, ref() {}, unref() {}});
+  const queued = [];
+  stdin.read = () => queued.shift() ?? null;
+  const got = [];
+  let ask;
+  let typed = false;
+  const Prompt = ({active}) => {
+    useInput(input => got.push('prompt ' + input), {isActive: active});
+    return h(Text, {}, '> ');
+  };
+  const Question = () => {
+    useInput(input => got.push('question ' + input));
+    return h(Text, {}, 'Start the server? (y/n)');
+  };
+  const App = () => {
+    const [asking, setAsking] = useState(false);
+    ask = () => setAsking(true);
+    return h(Box, {flexDirection: 'column'}, asking ? h(Question) : null, h(Prompt, {active: !asking}));
+  };
+  const write = text => {
+    if (text.includes('Start the server?') && !typed) {
+      typed = true;
+      queueMicrotask(() => {
+        queued.push('n');
+        stdin.emit('readable');
+      });
+    }
+    return true;
+  };
+  const app = render(h(App), {stdin, stdout: {columns: 80, rows: 24, write, on() {}, off() {}}, debug: true, patchConsole: false, exitOnCtrlC: false});
+  await new Promise(resolve => setTimeout(resolve, 20));
+  setTimeout(() => ask(), 0);
+  await new Promise(resolve => setTimeout(resolve, 50));
+  app.unmount();
+  return got;
+}`;
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nib-width-'));
   // @ts-expect-error: a plain .mjs script without types
-  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache', () => Plugin>;
+  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache' | 'inkInputInCommit', () => Plugin>;
   const stringWidth = "export {default} from 'string-width';";
   original = await bundled('original', stringWidth, []);
   patched = await bundled('patched', stringWidth, [plugins.stringWidthEmojiCheck()]);
   originalFrames = await bundled('original-frames', inkFrames, []);
   patchedFrames = await bundled('patched-frames', inkFrames, [plugins.inkOutputCaches(), plugins.inkTextWidthCache()]);
+  originalRace = await bundled('original-race', keyRace, []);
+  patchedRace = await bundled('patched-race', keyRace, [plugins.inkInputInCommit()]);
 });
 afterAll(() => rm(dir, {recursive: true, force: true}));
 
@@ -142,4 +193,10 @@ test('Ink draws the same frames with its line caches kept across frames', () => 
   const first = frames.findIndex((frame, index) => frame !== expected[index]);
   expect(first === -1 ? null : {frame: first, got: frames[first], expected: expected[first]}).toBeNull();
   expect(frames.length).toBe(expected.length);
+});
+
+test('a key read as a question appears goes to the question, not the prompt behind it', async () => {
+  // Stock Ink hands the keyboard over a turn after the commit, so the race is real.
+  expect(await originalRace()).toEqual(['prompt n']);
+  expect(await patchedRace()).toEqual(['question n']);
 });
