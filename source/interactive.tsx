@@ -129,7 +129,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     </ThemeContext>,
     renderOptions,
   );
-  // Once the first frame is out: the snapshot index and the SDK load while the person types.
+  // Once the first frame is out: the server is asked its window, and the snapshot index and the
+  // SDK load while the person types.
   setImmediate(() => session.warmUp());
   holdYoungGeneration();
   const stopCollecting = safeStdout ? collectWhenIdle({onBusy: listener => session.onBusy(listener), lastActivity: () => safeStdout.lastWriteAt}) : () => {};

@@ -82,11 +82,12 @@ export class AgentSession extends SessionCore {
   }
 
   /**
-   * Background work the first turn needs (undo's snapshot index, the SDK, the tools); the TUI
-   * starts it after its first frame, and loads the modules 1.5 s later: loading holds the event
-   * loop ~50-100 ms, which must not land on the first keys typed.
+   * Background work the first turn needs (the server's window, undo's snapshot index, the SDK,
+   * the tools); the TUI starts it after its first frame, and loads the modules 1.5 s later:
+   * loading holds the event loop ~50-100 ms, which must not land on the first keys typed.
    */
   warmUp(): void {
+    this.store.window.start(this.messages);
     if (this.currentMode !== 'plan') this.store.warmUp();
     setTimeout(() => void Promise.all([this.provider.prepare?.(), this.tools.load?.()]).catch(() => {}), 1500).unref();
   }

@@ -70,16 +70,28 @@ export class SessionWindow {
   }
 
   /**
+   * Where the window will be asked, without asking yet (the TUI asks after its first frame, see
+   * `start`); a hosted provider's well-known model takes the table's figure at once (the model
+   * list may still refine it), so print mode's first request does not wait for the list.
+   */
+  aim(options: ProbeOptions): void {
+    this.target = options;
+    const known = this.source === 'config' ? null : tableWindow(options);
+    if (known !== null) this.set(known, 'server', 'known model');
+  }
+
+  /** Asks the server where `aim` pointed, unless it is being asked already. */
+  start(system: readonly Message[]): void {
+    if (this.target) void this.probe(this.target, system);
+  }
+
+  /**
    * Starts asking the server; `ready()` waits for it. Never throws. Asked once per session, and
    * again after a model switch (`again`): each model has its own window on most local servers.
    */
   probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
     if (again) this.probing = null;
-    this.target = options;
-    // A hosted provider's well-known model: the table's figure holds from the start (the model
-    // list may still refine it), so print mode's first request does not wait for the list.
-    const known = this.source === 'config' ? null : tableWindow(options);
-    if (known !== null) this.set(known, 'server', 'known model');
+    this.aim(options);
     if (this.probing) return this.probing;
     const asked = ++this.asked;
     this.probing = probeServer(options).then(

@@ -14,9 +14,9 @@ afterEach(async () => {
   server = sandbox = undefined;
 });
 
-test('no model configured and several served: the picker has the list before the window probe answers', async () => {
-  // The TUI opens the picker at start, which may come before the window probe's answer: the list
-  // nib chose from is kept.
+test('no model configured and several served: the picker has the list before the window probe runs', async () => {
+  // The TUI asks the server its window only after its first frame (AgentSession.warmUp), but the
+  // picker it opens at start needs the model list at once: the list nib chose from is kept.
   server = await startOpenAiServer([sse.text('never')], {persona: {kind: 'ollama', window: 8192, models: ['llama3.2:3b', 'qwen3:8b']}});
   sandbox = await createSandbox();
   const flags = parseFlags(['--cwd', sandbox.workspace, '--base-url', server.url]);

@@ -103,3 +103,53 @@ describe('an answer that comes late', () => {
     expect(window.describe([])).toMatch(/128,000 tokens \(llama.cpp \/v1\/models\)/);
   });
 });
+
+describe('the TUI asks after its first frame', () => {
+  /** A held server that counts the requests it is sent. */
+  function countingServer() {
+    const server = heldServer();
+    let asked = 0;
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      asked++;
+      return server.fetch(input, init);
+    };
+    return {...server, fetch, asked: () => asked};
+  }
+
+  test('aim sends nothing (a well-known hosted model still has its window); start asks once', async () => {
+    const hosted = new SessionWindow({configured: null, compactAt: 0.8});
+    hosted.aim({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', fetch: silent});
+    expect(hosted.window).toBe(128_000);
+
+    const server = countingServer();
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch});
+    await settle();
+    expect(server.asked()).toBe(0);
+    window.start([]);
+    await settle();
+    const sent = server.asked();
+    expect(sent).toBeGreaterThan(0);
+    window.start([]);
+    await settle();
+    expect(server.asked()).toBe(sent);
+    server.answer('m', 4096);
+    await settle();
+    expect(window.window).toBe(4096);
+  });
+
+  test('a model switch before start asks for the new model, and start adds nothing', async () => {
+    const server = countingServer();
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: server.fetch});
+    window.reprobe('b', []);
+    await settle();
+    const sent = server.asked();
+    window.start([]);
+    await settle();
+    expect(server.asked()).toBe(sent);
+    server.answer('b', 2048);
+    await settle();
+    expect(window.window).toBe(2048);
+  });
+});
