@@ -208,15 +208,24 @@ export function inkTextWidthCache() {
 }
 
 /**
- * Ink's useInput attaches its key listener (and asks for raw mode) in a passive effect, which React
- * runs a turn of the event loop after the commit that mounted it. A key that arrived in between
- * went to the component that had the keyboard before: typed as an approval question appeared, it
- * landed in the prompt line behind it. As a layout effect the listener changes hands within the
- * commit itself, before any key can be read.
+ * Ink's useInput and usePaste attach their listeners (and ask for raw mode) in passive effects,
+ * which React runs a turn of the event loop after a commit that no key caused. A key or a paste
+ * read in between went to the component that had the keyboard before: typed as an approval
+ * question appeared, it landed in the prompt line behind it. As layout effects the listeners
+ * change hands within the commit itself, before anything more can be read.
  */
 export function inkInputInCommit() {
-  return patchSource('ink-input-in-commit', {
-    file: /[\\/]ink[\\/]build[\\/]hooks[\\/]use-input\.js$/,
+  return effectsInCommit('ink-input-in-commit', 'use-input');
+}
+
+/** The same for pastes, so a paste and a key read at the same moment go to the same place. */
+export function inkPasteInCommit() {
+  return effectsInCommit('ink-paste-in-commit', 'use-paste');
+}
+
+function effectsInCommit(name, hook) {
+  return patchSource(name, {
+    file: new RegExp(`[\\\\/]ink[\\\\/]build[\\\\/]hooks[\\\\/]${hook}\\.js$`),
     replacements: [["import { useEffect, useEffectEvent } from 'react';", "import { useLayoutEffect as useEffect, useEffectEvent } from 'react';"]],
   });
 }

@@ -83,12 +83,13 @@ export default function frames(steps) {
 
 
 // A question appears, by an update that is not a key's (as a session event's is), over a prompt
-// line that then gives up the keyboard; a key is read the moment the frame with the question is
-// written, after React's commit but before the effects it runs a turn later. Which one gets it?
+// line that then gives up the keyboard; a key and a paste are read the moment the frame with the
+// question is written, after React's commit but before the effects it runs a turn later. Which
+// one gets them?
 const keyRace = `
 import {EventEmitter} from 'node:events';
 import {createElement as h, useState} from 'react';
-import {Box, Text, render, useInput} from 'ink';
+import {Box, Text, render, useInput, usePaste} from 'ink';
 export default async function race() {
   const stdin = Object.assign(new EventEmitter(), {isTTY: true, setRawMode() {}, setEncoding() {}, ref() {}, unref() {}});
   const queued = [];
@@ -98,10 +99,12 @@ export default async function race() {
   let typed = false;
   const Prompt = ({active}) => {
     useInput(input => got.push('prompt ' + input), {isActive: active});
+    usePaste(text => got.push('prompt paste ' + text), {isActive: active});
     return h(Text, {}, '> ');
   };
   const Question = () => {
     useInput(input => got.push('question ' + input));
+    usePaste(text => got.push('question paste ' + text));
     return h(Text, {}, 'Start the server? (y/n)');
   };
   const App = () => {
@@ -113,7 +116,7 @@ export default async function race() {
     if (text.includes('Start the server?') && !typed) {
       typed = true;
       queueMicrotask(() => {
-        queued.push('n');
+        queued.push('n', '\\u001b[200~no\\u001b[201~');
         stdin.emit('readable');
       });
     }
@@ -130,14 +133,14 @@ export default async function race() {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nib-width-'));
   // @ts-expect-error: a plain .mjs script without types
-  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache' | 'inkInputInCommit', () => Plugin>;
+  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache' | 'inkInputInCommit' | 'inkPasteInCommit', () => Plugin>;
   const stringWidth = "export {default} from 'string-width';";
   original = await bundled('original', stringWidth, []);
   patched = await bundled('patched', stringWidth, [plugins.stringWidthEmojiCheck()]);
   originalFrames = await bundled('original-frames', inkFrames, []);
   patchedFrames = await bundled('patched-frames', inkFrames, [plugins.inkOutputCaches(), plugins.inkTextWidthCache()]);
   originalRace = await bundled('original-race', keyRace, []);
-  patchedRace = await bundled('patched-race', keyRace, [plugins.inkInputInCommit()]);
+  patchedRace = await bundled('patched-race', keyRace, [plugins.inkInputInCommit(), plugins.inkPasteInCommit()]);
 });
 afterAll(() => rm(dir, {recursive: true, force: true}));
 
@@ -195,8 +198,8 @@ test('Ink draws the same frames with its line caches kept across frames', () => 
   expect(frames.length).toBe(expected.length);
 });
 
-test('a key read as a question appears goes to the question, not the prompt behind it', async () => {
+test('a key or a paste read as a question appears goes to the question, not the prompt behind it', async () => {
   // Stock Ink hands the keyboard over a turn after the commit, so the race is real.
-  expect(await originalRace()).toEqual(['prompt n']);
-  expect(await patchedRace()).toEqual(['question n']);
+  expect(await originalRace()).toEqual(['prompt n', 'prompt paste no']);
+  expect(await patchedRace()).toEqual(['question n', 'question paste no']);
 });
