@@ -1,4 +1,4 @@
-import {useCallback, useEffect, useRef, useState} from 'react';
+import {useCallback, useEffect, useLayoutEffect, useRef, useState} from 'react';
 
 /**
  * How long a prompt that decides something waits for quiet before a key counts. Long enough to
@@ -24,11 +24,13 @@ export type KeyGrace = {
  * injectable so tests decide time instead of sleeping; the timer only redraws the key hints.
  */
 export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () => number; graceMs?: number} = {}): KeyGrace {
-  const quietSince = useRef(0);
-  // Counted from when the key handler is attached (an effect, as Ink's useInput attaches its
-  // own), not from the render: under load the two can be far apart, and keys typed in between
-  // went to whatever listened before; the first key this prompt sees must not pass for a pause.
-  useEffect(() => {
+  // Counted from when the key handler is attached, not from the render: under load the two can
+  // be far apart, and keys typed in between went to whatever listened before; the first key this
+  // prompt sees must not pass for a pause. nib's build has Ink attach it in a layout effect (see
+  // scripts/build-plugins.mjs), so this is one too: a key read right after the commit must meet
+  // the wait already started. Until then the render's time stands, never a time long past.
+  const quietSince = useRef(now());
+  useLayoutEffect(() => {
     quietSince.current = now();
   }, []);
   // A ref, not state: several keys in one read are counted before React re-renders.
