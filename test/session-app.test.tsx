@@ -62,7 +62,7 @@ test('/undo in the app: shows the diff, asks, and restores an edit, a new file a
   await app.type('/undo', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('Undo turn 1: 3 files change'));
   expect(app.screen()).toContain('+second line');
-  expect(app.screen()).toContain('y restore · n keep');
+  await waitFor(() => expect(app.screen()).toContain('y restore · n keep'));
   // The status bar does not offer the prompt's keys while the dialog has the keyboard.
   expect(app.screen()).not.toContain('enter send');
   await app.type('y');

@@ -1,5 +1,7 @@
 import {Box, Text, useInput} from 'ink';
+import {useRef} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -14,10 +16,17 @@ export type Props = {
 /** Asks once per workspace whether the project's .mcp.json servers may start. */
 export function McpApprove({servers, onAnswer, width, isActive = true}: Props) {
   const theme = useTheme();
+  const answered = useRef(false);
+  // It shows right after the first frame, while a person may still be typing into the prompt:
+  // keys typed before it was ready must not start the repository's code.
+  const grace = useKeyGrace();
   useInput(
     (input, key) => {
-      if (input === 'y' || input === 'Y') return onAnswer(true);
-      if (input === 'n' || input === 'N' || key.escape) return onAnswer(false);
+      if (answered.current || grace.ignoreEarly(1) > 0) return;
+      const yes = input === 'y' || input === 'Y';
+      if (!yes && input !== 'n' && input !== 'N' && !key.escape) return;
+      answered.current = true;
+      onAnswer(yes);
     },
     {isActive},
   );
@@ -32,9 +41,10 @@ export function McpApprove({servers, onAnswer, width, isActive = true}: Props) {
           <Text {...theme.toolName}>{toTerminalText(server.name)}</Text> {toTerminalText(server.runs)}
         </Text>
       ))}
+      {/* The keys show once they count. */}
       <Text>
         <Text {...theme.accent}>Start them? </Text>
-        <Text {...theme.dim}>y yes, remembered for this workspace · n not now (/mcp approve later)</Text>
+        {grace.isReady ? <Text {...theme.dim}>y yes, remembered for this workspace · n not now (/mcp approve later)</Text> : null}
       </Text>
     </Box>
   );

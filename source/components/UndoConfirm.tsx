@@ -1,7 +1,8 @@
 import {Box, Text, useInput} from 'ink';
-import {useState} from 'react';
+import {useRef, useState} from 'react';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import {toTerminalText} from '../core/terminal-text.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -26,18 +27,27 @@ export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, i
   const warning = conflicts.length > 0 ? 1 + Math.min(conflicts.length, 3) : 0;
   const height = Math.max(1, rows - 3 - warning);
   const maxTop = Math.max(0, lines.length - height);
+  const answered = useRef(false);
+  // The question shows once the restore is planned, which takes a moment: keys typed meanwhile
+  // must not overwrite files. Scrolling is not an answer and is never held back.
+  const grace = useKeyGrace();
   useInput(
     (input, key) => {
-      if (input === 'y' || input === 'Y') return onAnswer(true);
-      if (input === 'n' || input === 'N' || key.escape) return onAnswer(false);
       if (key.upArrow) return setTop(value => Math.max(0, value - 1));
       if (key.downArrow) return setTop(value => Math.min(maxTop, value + 1));
       if (key.pageUp) return setTop(value => Math.max(0, value - height));
       if (key.pageDown) return setTop(value => Math.min(maxTop, value + height));
+      if (answered.current || grace.ignoreEarly(1) > 0) return;
+      const yes = input === 'y' || input === 'Y';
+      if (!yes && input !== 'n' && input !== 'N' && !key.escape) return;
+      answered.current = true;
+      onAnswer(yes);
     },
     {isActive},
   );
   const shown = lines.slice(top, top + height);
+  const scroll = lines.length > height ? `lines ${top + 1}–${Math.min(lines.length, top + height)} of ${lines.length} · ↑/↓ scroll` : '';
+  const footer = [scroll, grace.isReady ? 'y restore · n keep' : ''].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column" width={width}>
       <Text {...theme.bold}>
@@ -59,9 +69,8 @@ export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, i
           ))}
         </>
       ) : null}
-      <Text {...theme.dim}>
-        {lines.length > height ? `lines ${top + 1}–${Math.min(lines.length, top + height)} of ${lines.length} · ↑/↓ scroll · ` : ''}y restore · n keep
-      </Text>
+      {/* The keys show once they count. */}
+      <Text {...theme.dim}>{footer || ' '}</Text>
     </Box>
   );
 }

@@ -8,6 +8,7 @@ import {McpApprove} from '../../source/components/McpApprove.js';
 import {ToolBadge} from '../../source/components/ToolBadge.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {plain} from '../components/helpers.js';
+import {waitFor} from '../support/wait-for.js';
 
 afterEach(cleanup);
 
@@ -86,7 +87,7 @@ describe('MCP in the UI', () => {
     expect(lastFrame()).not.toContain('\u001b]52');
   });
 
-  test('the project-server question shows what each server runs; y and n answer it', async () => {
+  test('the project-server question shows what each server runs; keys typed before it was ready answer nothing; n answers once', async () => {
     const answers: boolean[] = [];
     const {lastFrame, stdin} = render(
       <ThemeContext value={createTheme({})}>
@@ -95,11 +96,16 @@ describe('MCP in the UI', () => {
     );
     const frame = plain(lastFrame());
     expect(frame).toContain('  repo npx -y repo-server');
-    expect(frame).toContain('Start them? y yes, remembered for this workspace · n not now (/mcp approve later)');
+    expect(frame).toContain('Start them?');
+    expect(frame).not.toContain('y yes');
     expect(lastFrame()).not.toContain('\u001b[2J');
+    // Typed as the question appeared (a person still typing their first prompt): ignored.
     await new Promise(resolve => setTimeout(resolve, 20));
+    stdin.write('y');
+    expect(answers).toEqual([]);
+    await waitFor(() => expect(plain(lastFrame())).toContain('Start them? y yes, remembered for this workspace · n not now (/mcp approve later)'));
     stdin.write('n');
     stdin.write('y');
-    expect(answers).toEqual([false, true]);
+    expect(answers).toEqual([false]);
   });
 });

@@ -76,10 +76,15 @@ test('undo shows the diff in color, warns about the person\'s edits, and answers
   expect(frame).toContain('-agent text');
   expect(frame).toContain('+original text');
   expect(frame).toContain("You changed this file after the agent's last turn; undo overwrites your edits:");
-  expect(frame).toContain('y restore · n keep');
   expect(lastFrame()).toContain('\u001B[32m+original text');
   expect(lastFrame()).toContain('\u001B[31m-agent text');
+  // A key typed while /undo was being planned answers nothing; the keys show once they count.
+  expect(frame).not.toContain('y restore');
   stdin.write('y');
+  await waitFor(() => expect(plain(lastFrame())).toContain('y restore · n keep'));
+  expect(answers).toEqual([]);
+  stdin.write('y');
+  stdin.write('n');
   await waitFor(() => expect(answers).toEqual([true]));
 });
 
@@ -92,11 +97,24 @@ test('undo: a long diff scrolls, and n or esc keeps the files', async () => {
     </ThemeContext>,
   );
   expect(plain(lastFrame())).toContain('lines 1–7 of 40');
+  // Scrolling is never held back.
   stdin.write(keys.down);
   await waitFor(() => expect(plain(lastFrame())).toContain('lines 2–8 of 40'));
+  await waitFor(() => expect(plain(lastFrame())).toContain('lines 2–8 of 40 · ↑/↓ scroll · y restore · n keep'));
   stdin.write('n');
+  await waitFor(() => expect(answers).toEqual([false]));
+});
+
+test('undo: Esc keeps the files', async () => {
+  const answers: boolean[] = [];
+  const {lastFrame, stdin} = render(
+    <ThemeContext value={createTheme({})}>
+      <UndoConfirm title="Undo turn 1" changes={[change]} conflicts={[]} rows={10} width={80} onAnswer={yes => answers.push(yes)} />
+    </ThemeContext>,
+  );
+  await waitFor(() => expect(plain(lastFrame())).toContain('y restore · n keep'));
   stdin.write(keys.escape);
-  await waitFor(() => expect(answers).toEqual([false, false]));
+  await waitFor(() => expect(answers).toEqual([false]));
 });
 
 test('escape sequences in a logged prompt, a file name or a file\'s content reach the terminal as text', () => {

@@ -30,6 +30,8 @@ describe('MCP in the TUI', () => {
     expect(question).toContain(`everything ${process.execPath}`);
     expect(question.replace(/\n/g, '')).toContain(mark);
     expect(await processesWith(mark)).toEqual([]);
+    // Its keys show once they count (keys typed before that answer nothing).
+    await term.waitForText('y yes, remembered for this workspace');
     await term.press('y', async () => (await term.capture()).includes('Starting MCP servers: everything'), now => now.includes('Start them?'));
     // Poll /mcp until the server is ready: the prompt never waits for it. Each answer is told from
     // the ones before by counting them in the whole history, so an old line never passes for it.
@@ -82,7 +84,7 @@ describe('MCP in the TUI', () => {
       width: 120,
     });
     const {term} = session;
-    await term.waitForText('Start them?');
+    await term.waitForText('y yes, remembered for this workspace');
     await term.press('n', async () => (await term.capture()).includes('/mcp approve starts them later'), now => now.includes('Start them?'));
     await term.type('/mcp');
     await term.send('Enter');
