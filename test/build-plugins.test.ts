@@ -125,7 +125,8 @@ export default async function race() {
   const app = render(h(App), {stdin, stdout: {columns: 80, rows: 24, write, on() {}, off() {}}, debug: true, patchConsole: false, exitOnCtrlC: false});
   await new Promise(resolve => setTimeout(resolve, 20));
   setTimeout(() => ask(), 0);
-  await new Promise(resolve => setTimeout(resolve, 50));
+  // Until both have gone somewhere (a slow machine takes its time), at most 5 s.
+  for (let waited = 0; got.length < 2 && waited < 5000; waited += 10) await new Promise(resolve => setTimeout(resolve, 10));
   app.unmount();
   return got;
 }`;
