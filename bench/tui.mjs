@@ -18,7 +18,7 @@ import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
 import {loadTestServer, median, ROOT} from './support.mjs';
-import {inkOutputCaches, inkTextWidthCache, stringWidthEmojiCheck, yogaWithoutFetch} from '../scripts/build-plugins.mjs';
+import {inkInputInCommit, inkOutputCaches, inkPasteInCommit, inkTextWidthCache, stringWidthEmojiCheck, yogaWithoutFetch} from '../scripts/build-plugins.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const {startOpenAiServer, sse} = await loadTestServer();
@@ -96,7 +96,7 @@ async function inkFloor(answer, mode, serverUrl) {
     define: {'process.env.NODE_ENV': '"production"'},
     external: ['react-devtools-core'],
     banner: {js: "import {createRequire as __floorRequire} from 'node:module'; const require = __floorRequire(import.meta.url);"},
-    plugins: [inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck()],
+    plugins: [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck()],
     logLevel: 'warning',
   });
   // Its start and quit alone, to tell them from the drawing.

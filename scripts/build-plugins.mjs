@@ -112,7 +112,7 @@ export function stringWidthEmojiCheck() {
  * block but its last line, the prompt, the status and the hints) were split again every frame:
  * a third of Ink's drawing time while an answer streams. One cache now serves all frames, in
  * two generations of at most CACHE_WEIGHT characters of keys each (an entry used again moves to
- * the newer one): about 2-3 MB when full. Ink never changes a cached array or cell in place (it
+ * the newer one): about 2 MB when full. Ink never changes a cached array or cell in place (it
  * copies them to cut or blank them), which test/build-plugins.test.ts checks on those paths.
  */
 export function inkOutputCaches() {

@@ -81,7 +81,6 @@ export default function frames(steps) {
   return written;
 }`;
 
-
 // A question appears, by an update that is not a key's (as a session event's is), over a prompt
 // line that then gives up the keyboard; a key and a paste are read the moment the frame with the
 // question is written, after React's commit but before the effects it runs a turn later. Which
@@ -177,7 +176,8 @@ test('string-width measures every code point and sequence as the package does', 
   expect(patched('👍🏽 ok')).toBe(5);
 });
 
-test('Ink draws the same frames with its line caches kept across frames', () => {
+// Deterministic, but it draws 3,000 frames: the time limit leaves room for a slow machine.
+test('Ink draws the same frames with its line caches kept across frames', {timeout: 120_000}, () => {
   // An answer streaming in, a word at a time, in lines that move up as it grows, with wide
   // characters, emoji, zero-width ones, styles and a link in it; then the screen narrows. Far more
   // text than the caches keep, so lines come back after they were dropped.

@@ -41,11 +41,9 @@ export function McpApprove({servers, onAnswer, width, isActive = true}: Props) {
           <Text {...theme.toolName}>{toTerminalText(server.name)}</Text> {toTerminalText(server.runs)}
         </Text>
       ))}
-      {/* The keys show once they count. */}
-      <Text>
-        <Text {...theme.accent}>Start them? </Text>
-        {grace.isReady ? <Text {...theme.dim}>y yes, remembered for this workspace · n not now (/mcp approve later)</Text> : null}
-      </Text>
+      <Text {...theme.accent}>Start them?</Text>
+      {/* The keys show once they count, on a line of their own that is there from the start. */}
+      <Text {...theme.dim}>{grace.isReady ? 'y yes, remembered for this workspace · n not now (/mcp approve later)' : ' '}</Text>
     </Box>
   );
 }

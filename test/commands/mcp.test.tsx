@@ -103,7 +103,7 @@ describe('MCP in the UI', () => {
     await new Promise(resolve => setTimeout(resolve, 20));
     stdin.write('y');
     expect(answers).toEqual([]);
-    await waitFor(() => expect(plain(lastFrame())).toContain('Start them? y yes, remembered for this workspace · n not now (/mcp approve later)'));
+    await waitFor(() => expect(plain(lastFrame())).toContain('Start them?\ny yes, remembered for this workspace · n not now (/mcp approve later)'));
     stdin.write('n');
     stdin.write('y');
     expect(answers).toEqual([false]);

@@ -88,7 +88,7 @@ test('undo shows the diff in color, warns about the person\'s edits, and answers
   await waitFor(() => expect(answers).toEqual([true]));
 });
 
-test('undo: a long diff scrolls, and n or esc keeps the files', async () => {
+test('undo: a long diff scrolls, and n keeps the files', async () => {
   const long: WorkspaceChange = {...change, patch: Array.from({length: 40}, (_, i) => `+line ${i}`).join('\n')};
   const answers: boolean[] = [];
   const {lastFrame, stdin} = render(

@@ -104,14 +104,16 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     maxRounds: config.maxRounds,
     chooseModel,
   });
+  store.window.setTools(tools.definitions({mode: config.approvalMode}));
+  // The picker shown at start (several models served) needs the list before the probe answers.
+  if (models) store.window.models = models;
   // In the background: print mode asks at once (its first request waits only briefly); the TUI
   // asks in warmUp, after its first frame, which the requests would otherwise hold up.
-  store.window.setTools(tools.definitions({mode: config.approvalMode}));
-  if (models) store.window.models = models;
   const target = probeTarget(config, session.model);
-  if (options.sendsAtOnce) void store.window.probe(target, session.history);
-  else store.window.aim(target);
-  if (options.sendsAtOnce) store.window.waitBeforeChecks(PROBE_WAIT_MS);
+  if (options.sendsAtOnce) {
+    void store.window.probe(target, session.history);
+    store.window.waitBeforeChecks(PROBE_WAIT_MS);
+  } else store.window.aim(target);
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};
