@@ -36,6 +36,13 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   // A ref, not state: several keys in one read are counted before React re-renders.
   const ignored = useRef(0);
   const [isReady, setReady] = useState(graceMs <= 0);
+  // Keys count once the hints saying so are drawn, not merely once the clock says so: after the
+  // event loop stalled (a module loading, a collection), keys typed during the stall are all read
+  // at its end, long after the prompt appeared, and must not pass for an answer after a pause.
+  const hintsDrawn = useRef(isReady);
+  useLayoutEffect(() => {
+    hintsDrawn.current = isReady;
+  }, [isReady]);
 
   useEffect(() => {
     if (isReady) return;
@@ -53,9 +60,10 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   const ignoreEarly = useCallback(
     (keys: number) => {
       const time = now();
-      if (time - quietSince.current >= graceMs) return 0;
+      if (hintsDrawn.current && time - quietSince.current >= graceMs) return 0;
       quietSince.current = time;
       ignored.current += keys;
+      hintsDrawn.current = false;
       setReady(false);
       return ignored.current;
     },

@@ -375,8 +375,9 @@ describe('ApprovalPrompt', () => {
       stdin.write('y');
       await waitFor(() => plain().includes('Ignored 1 key typed before this prompt was ready'), plain);
       expect(decisions).toEqual([]);
-      // Quiet for the whole grace since the ignored key: now a key counts.
+      // Quiet for the whole grace since the ignored key, and the keys are shown: now a key counts.
       clock.time += 300;
+      await waitFor(() => plain().includes('y yes'), plain);
       stdin.write('y');
       await decided();
       expect(decisions).toEqual([{kind: 'yes'}]);
@@ -401,6 +402,17 @@ describe('ApprovalPrompt', () => {
       const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
       stdin.write('a');
       await waitFor(() => plain().includes('Ignored 1 key'), plain);
+      expect(decisions).toEqual([]);
+    });
+
+    test('a key read after a stall, past the wait but before the keys are shown, decides nothing', async () => {
+      // The event loop was held (a module loading): the clock is past the wait, but the timer
+      // that shows the keys has not run, and the key typed meanwhile is read first.
+      const clock = {time: 0};
+      const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
+      clock.time = 5_000;
+      stdin.write('y');
+      await waitFor(() => plain().includes('Ignored 1 key typed before this prompt was ready'), plain);
       expect(decisions).toEqual([]);
     });
 
@@ -453,6 +465,7 @@ describe('ApprovalPrompt', () => {
       await waitFor(() => plain().includes('Ignored 1 key typed before this question was ready'), plain);
       expect(decisions).toEqual([]);
       clock.time = 400;
+      await waitFor(() => plain().includes('y go on'), plain);
       stdin.write('n');
       await decided();
       expect(decisions).toEqual([{kind: 'no'}]);

@@ -2,6 +2,7 @@ import {Text} from 'ink';
 import {cleanup, render} from 'ink-testing-library';
 import {useLayoutEffect} from 'react';
 import {afterEach, expect, test} from 'vitest';
+import {waitFor} from '../support/wait-for.js';
 import {useKeyGrace} from '../../source/hooks/use-key-grace.js';
 
 afterEach(cleanup);
@@ -23,16 +24,20 @@ test('a key read in the commit that shows the prompt is ignored', () => {
   expect(answers).toEqual([1]);
 });
 
-test('a key after the quiet period counts', () => {
+test('a key counts once the quiet period is over and the keys are shown, not before', async () => {
   let clock = 1_000;
   let grace: ReturnType<typeof useKeyGrace> | undefined;
   function Prompt() {
     grace = useKeyGrace({now: () => clock, graceMs: 300});
-    return <Text>Allow write?</Text>;
+    return <Text>Allow write? {grace.isReady ? 'y yes' : ''}</Text>;
   }
-  render(<Prompt />);
+  const {lastFrame} = render(<Prompt />);
   clock += 299;
   expect(grace!.ignoreEarly(1)).toBe(1);
-  clock += 300;
+  // Past the wait by the clock, but the keys are not shown yet (the event loop was held): ignored.
+  clock += 400;
+  expect(grace!.ignoreEarly(1)).toBe(2);
+  clock += 400;
+  await waitFor(() => expect(lastFrame()).toContain('y yes'));
   expect(grace!.ignoreEarly(1)).toBe(0);
 });
