@@ -1,7 +1,6 @@
-import {Box, Text, useInput} from 'ink';
-import {useRef} from 'react';
+import {Box, Text} from 'ink';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useKeyGrace} from '../hooks/use-key-grace.js';
+import {useYesNo} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -16,20 +15,9 @@ export type Props = {
 /** Asks once per workspace whether the project's .mcp.json servers may start. */
 export function McpApprove({servers, onAnswer, width, isActive = true}: Props) {
   const theme = useTheme();
-  const answered = useRef(false);
   // It shows right after the first frame, while a person may still be typing into the prompt:
   // keys typed before it was ready must not start the repository's code.
-  const grace = useKeyGrace();
-  useInput(
-    (input, key) => {
-      if (answered.current || grace.ignoreEarly(1) > 0) return;
-      const yes = input === 'y' || input === 'Y';
-      if (!yes && input !== 'n' && input !== 'N' && !key.escape) return;
-      answered.current = true;
-      onAnswer(yes);
-    },
-    {isActive},
-  );
+  const {isReady} = useYesNo(onAnswer, {isActive});
   return (
     <Box flexDirection="column" width={width}>
       <Text {...theme.bold}>This workspace's .mcp.json wants to start MCP servers. They run code from this repository:</Text>
@@ -43,7 +31,7 @@ export function McpApprove({servers, onAnswer, width, isActive = true}: Props) {
       ))}
       <Text {...theme.accent}>Start them?</Text>
       {/* The keys show once they count, on a line of their own that is there from the start. */}
-      <Text {...theme.dim}>{grace.isReady ? 'y yes, remembered for this workspace · n not now (/mcp approve later)' : ' '}</Text>
+      <Text {...theme.dim}>{isReady ? 'y yes, remembered for this workspace · n not now (/mcp approve later)' : ' '}</Text>
     </Box>
   );
 }

@@ -1,7 +1,6 @@
-import {Box, render, Text, useInput} from 'ink';
-import {useRef} from 'react';
+import {Box, render, Text} from 'ink';
 import {ThemeContext, useTheme, type Theme} from './theme.js';
-import {useKeyGrace} from '../hooks/use-key-grace.js';
+import {useYesNo} from '../hooks/use-key-grace.js';
 
 export type Props = {
   /** The workspace, as shown to the person. */
@@ -19,16 +18,8 @@ const SHOWN = 12;
  */
 export function TrustPrompt({workspace, items, onAnswer}: Props) {
   const theme = useTheme();
-  const answered = useRef(false);
   // Keys typed before the question showed (while nib started) must not answer it.
-  const grace = useKeyGrace();
-  useInput(input => {
-    if (answered.current || grace.ignoreEarly(1) > 0) return;
-    const key = input.toLowerCase();
-    if (key !== 'y' && key !== 'n') return;
-    answered.current = true;
-    onAnswer(key === 'y');
-  });
+  const {isReady} = useYesNo(onAnswer);
   return (
     <Box flexDirection="column" paddingX={1}>
       <Text {...theme.bold}>Trust this workspace? {workspace}</Text>
@@ -42,7 +33,7 @@ export function TrustPrompt({workspace, items, onAnswer}: Props) {
       {items.length > SHOWN ? <Text {...theme.dim}>  … and {items.length - SHOWN} more</Text> : null}
       <Text {...theme.dim}>Its deny and ask rules apply either way. nib remembers your answer for this workspace.</Text>
       {/* The keys show once they count: keys typed before that are ignored. */}
-      {grace.isReady ? (
+      {isReady ? (
         <Text>
           <Text {...theme.key}>y</Text> trust: its allow rules and hooks count · <Text {...theme.key}>n</Text> do not trust
         </Text>

@@ -1,8 +1,8 @@
-import {Box, Text, useInput} from 'ink';
-import {useRef, useState} from 'react';
+import {Box, Text, type Key} from 'ink';
+import {useState} from 'react';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useKeyGrace} from '../hooks/use-key-grace.js';
+import {useYesNo} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -27,27 +27,17 @@ export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, i
   const warning = conflicts.length > 0 ? 1 + Math.min(conflicts.length, 3) : 0;
   const height = Math.max(1, rows - 3 - warning);
   const maxTop = Math.max(0, lines.length - height);
-  const answered = useRef(false);
   // The question shows once the restore is planned, which takes a moment: keys typed meanwhile
-  // must not overwrite files. Scrolling is not an answer and is never held back.
-  const grace = useKeyGrace();
-  useInput(
-    (input, key) => {
-      if (key.upArrow) return setTop(value => Math.max(0, value - 1));
-      if (key.downArrow) return setTop(value => Math.min(maxTop, value + 1));
-      if (key.pageUp) return setTop(value => Math.max(0, value - height));
-      if (key.pageDown) return setTop(value => Math.min(maxTop, value + height));
-      if (answered.current || grace.ignoreEarly(1) > 0) return;
-      const yes = input === 'y' || input === 'Y';
-      if (!yes && input !== 'n' && input !== 'N' && !key.escape) return;
-      answered.current = true;
-      onAnswer(yes);
-    },
-    {isActive},
-  );
+  // must not overwrite files.
+  const scroll = (_input: string, key: Key) => {
+    const by = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -height : key.pageDown ? height : 0;
+    if (by !== 0) setTop(value => Math.min(maxTop, Math.max(0, value + by)));
+    return by !== 0;
+  };
+  const {isReady} = useYesNo(onAnswer, {isActive, other: scroll});
   const shown = lines.slice(top, top + height);
-  const scroll = lines.length > height ? `lines ${top + 1}–${Math.min(lines.length, top + height)} of ${lines.length} · ↑/↓ scroll` : '';
-  const footer = [scroll, grace.isReady ? 'y restore · n keep' : ''].filter(Boolean).join(' · ');
+  const position = lines.length > height ? `lines ${top + 1}–${Math.min(lines.length, top + height)} of ${lines.length} · ↑/↓ scroll` : '';
+  const footer = [position, isReady ? 'y restore · n keep' : ''].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column" width={width}>
       <Text {...theme.bold}>

@@ -1,3 +1,4 @@
+import {useInput, type Key} from 'ink';
 import {useCallback, useEffect, useLayoutEffect, useRef, useState} from 'react';
 
 /**
@@ -36,13 +37,6 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   // A ref, not state: several keys in one read are counted before React re-renders.
   const ignored = useRef(0);
   const [isReady, setReady] = useState(graceMs <= 0);
-  // Keys count once the hints saying so are drawn, not merely once the clock says so: after the
-  // event loop stalled (a module loading, a collection), keys typed during the stall are all read
-  // at its end, long after the prompt appeared, and must not pass for an answer after a pause.
-  const hintsDrawn = useRef(isReady);
-  useLayoutEffect(() => {
-    hintsDrawn.current = isReady;
-  }, [isReady]);
 
   useEffect(() => {
     if (isReady) return;
@@ -60,15 +54,45 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   const ignoreEarly = useCallback(
     (keys: number) => {
       const time = now();
-      if (hintsDrawn.current && time - quietSince.current >= graceMs) return 0;
+      // Keys count once the hints saying so are drawn (a key handler sees the render it was
+      // committed with), not merely once the clock says so: keys typed while the event loop was
+      // held (a module loading, a collection) are read at its end, past the wait, and must not
+      // pass for an answer after a pause.
+      if (isReady && time - quietSince.current >= graceMs) return 0;
       quietSince.current = time;
       ignored.current += keys;
-      hintsDrawn.current = false;
       setReady(false);
       return ignored.current;
     },
-    [now, graceMs],
+    [now, graceMs, isReady],
   );
 
   return {isReady, ignoreEarly};
+}
+
+export type YesNoOptions = {
+  readonly isActive?: boolean;
+  /** Sees every key first and takes it by returning true (scrolling): never held back. */
+  readonly other?: (input: string, key: Key) => boolean;
+};
+
+/**
+ * The keys of a yes/no question: y answers yes, n or Esc no, once, and only once keys count
+ * (useKeyGrace). `isReady` says when to show the keys.
+ */
+export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, other}: YesNoOptions = {}): {isReady: boolean} {
+  const grace = useKeyGrace();
+  const answered = useRef(false);
+  useInput(
+    (input, key) => {
+      if (other?.(input, key)) return;
+      if (answered.current || grace.ignoreEarly(Math.max(1, [...input].length)) > 0) return;
+      const answer = input.toLowerCase();
+      if (answer !== 'y' && answer !== 'n' && !key.escape) return;
+      answered.current = true;
+      onAnswer(answer === 'y');
+    },
+    {isActive},
+  );
+  return {isReady: grace.isReady};
 }
