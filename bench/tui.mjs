@@ -18,7 +18,7 @@ import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
 import {loadTestServer, median, ROOT} from './support.mjs';
-import {inkInputInCommit, inkOutputCaches, inkPasteInCommit, inkTextWidthCache, stringWidthEmojiCheck, yogaWithoutFetch} from '../scripts/build-plugins.mjs';
+import {inkPatches} from '../scripts/build-plugins.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const {startOpenAiServer, sse} = await loadTestServer();
@@ -73,8 +73,8 @@ async function streamRun(answer, response, cli = CLI) {
 }
 
 /**
- * bench/ink-floor.mjs bundled as nib is (production React, minified, nib's changes to Ink, yoga
- * and string-width; not nib's own frame writer), drawing `answer` in the pty:
+ * bench/ink-floor.mjs bundled as nib is (production React, minified, inkPatches from
+ * scripts/build-plugins.mjs; not nib's own frame writer), drawing `answer` in the pty:
  * 'paced' as part 3 streams, 'full' as fast as it can; or, with `serverUrl`, as the raw SDK
  * receives it from that server. Its CPU, peak RSS and bytes per answer byte.
  */
@@ -96,7 +96,7 @@ async function inkFloor(answer, mode, serverUrl) {
     define: {'process.env.NODE_ENV': '"production"'},
     external: ['react-devtools-core'],
     banner: {js: "import {createRequire as __floorRequire} from 'node:module'; const require = __floorRequire(import.meta.url);"},
-    plugins: [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck()],
+    plugins: inkPatches(),
     logLevel: 'warning',
   });
   // Its start and quit alone, to tell them from the drawing.

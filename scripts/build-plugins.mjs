@@ -4,6 +4,15 @@ import {readFile} from 'node:fs/promises';
 import {ROOT} from './generated.mjs';
 
 /**
+ * nib's changes to how Ink draws and reads keys (Ink, its layout engine, its line measure), each
+ * below. nib's bundle has them, and so has the bench's Ink floor (bench/tui.mjs), which stands for
+ * the Ink that nib ships; nib's own frame writer (inkFrameLog) is nib's, not Ink's, and is not here.
+ */
+export function inkPatches() {
+  return [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck()];
+}
+
+/**
  * Ink's frame writer with nib's wrapper around it (source/hooks/frame-log.ts says why): Ink's
  * `./log-update.js`, imported by Ink itself, becomes a module that wraps the original.
  */

@@ -4,7 +4,7 @@
 import {build} from 'esbuild';
 import {chmod, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {basename, join} from 'node:path';
-import {inkFrameLog, inkInputInCommit, inkOutputCaches, inkPasteInCommit, inkTextWidthCache, lazyForMarkedTerminal, stringWidthEmojiCheck, yogaWithoutFetch, zodEnglishOnly} from './build-plugins.mjs';
+import {inkFrameLog, inkPatches, lazyForMarkedTerminal, zodEnglishOnly} from './build-plugins.mjs';
 import {writeGenerated} from './generated.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -45,7 +45,7 @@ const result = await build({
   },
   // ink loads the devtools bridge only when DEV=true; it is an optional peer we do not ship.
   external: ['react-devtools-core'],
-  plugins: [inkFrameLog(), inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), zodEnglishOnly(), lazyForMarkedTerminal(), yogaWithoutFetch(), stringWidthEmojiCheck()],
+  plugins: [inkFrameLog(), ...inkPatches(), zodEnglishOnly(), lazyForMarkedTerminal()],
   banner: {
     js: [
       '#!/usr/bin/env node',
