@@ -116,6 +116,17 @@ describe('the TUI asks after its first frame', () => {
     return {...server, fetch, asked: () => asked};
   }
 
+  /** Once the window is being asked, `start` sends nothing more; the answer then sets the window. */
+  async function startAddsNothing(window: SessionWindow, server: ReturnType<typeof countingServer>, model: string, tokens: number) {
+    const sent = server.asked();
+    window.start([]);
+    await settle();
+    expect(server.asked()).toBe(sent);
+    server.answer(model, tokens);
+    await settle();
+    expect(window.window).toBe(tokens);
+  }
+
   test('aim sends nothing (a well-known hosted model still has its window); start asks once', async () => {
     const hosted = new SessionWindow({configured: null, compactAt: 0.8});
     hosted.aim({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', fetch: silent});
@@ -128,14 +139,8 @@ describe('the TUI asks after its first frame', () => {
     expect(server.asked()).toBe(0);
     window.start([]);
     await settle();
-    const sent = server.asked();
-    expect(sent).toBeGreaterThan(0);
-    window.start([]);
-    await settle();
-    expect(server.asked()).toBe(sent);
-    server.answer('m', 4096);
-    await settle();
-    expect(window.window).toBe(4096);
+    expect(server.asked()).toBeGreaterThan(0);
+    await startAddsNothing(window, server, 'm', 4096);
   });
 
   test('a model switch before start asks for the new model, and start adds nothing', async () => {
@@ -144,12 +149,6 @@ describe('the TUI asks after its first frame', () => {
     window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: server.fetch});
     window.reprobe('b', []);
     await settle();
-    const sent = server.asked();
-    window.start([]);
-    await settle();
-    expect(server.asked()).toBe(sent);
-    server.answer('b', 2048);
-    await settle();
-    expect(window.window).toBe(2048);
+    await startAddsNothing(window, server, 'b', 2048);
   });
 });
