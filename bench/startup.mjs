@@ -104,7 +104,8 @@ try {
   // Interleaved so drift on a shared machine hits every row alike.
   for (let i = 0; i < RUNS; i++) {
     floor.push(await toExit(['-e', '0']));
-    add('raw SDK script, bundled', (await firstRequest([rawSdk, server.url], env)).elapsed);
+    const sdk = await firstRequest([rawSdk, server.url], env);
+    add('raw SDK script, bundled', sdk.elapsed, sdk.cpuMs);
     for (const [label, cli] of builds) {
       add(`nib --version${label}`, await toExit([cli, '--version']));
       add(`nib -p${label}`, await toFirstRequest(cli, false), cpu.get(cli + false)?.at(-1));
