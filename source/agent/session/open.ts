@@ -109,11 +109,11 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   if (models) store.window.models = models;
   // In the background: print mode asks at once (its first request waits only briefly); the TUI
   // asks in warmUp, after its first frame, which the requests would otherwise hold up.
-  const target = probeTarget(config, session.model);
+  store.window.aim(probeTarget(config, session.model));
   if (options.sendsAtOnce) {
-    void store.window.probe(target, session.history);
+    store.window.start(session.history);
     store.window.waitBeforeChecks(PROBE_WAIT_MS);
-  } else store.window.aim(target);
+  }
   if (notice) store.window.note(notice);
   await session.started(config.continue || typeof config.resume === 'string' ? 'resume' : 'startup');
   return {ok: true, value: session};

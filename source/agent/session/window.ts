@@ -82,7 +82,7 @@ export class SessionWindow {
 
   /** Asks the server where `aim` pointed, unless it is being asked already. */
   start(system: readonly Message[]): void {
-    if (this.target) void this.probe(this.target, system);
+    if (this.target) void this.ask(this.target, system);
   }
 
   /**
@@ -92,6 +92,10 @@ export class SessionWindow {
   probe(options: ProbeOptions, system: readonly Message[], again = false): Promise<ServerInfo | null> {
     if (again) this.probing = null;
     this.aim(options);
+    return this.ask(options, system);
+  }
+
+  private ask(options: ProbeOptions, system: readonly Message[]): Promise<ServerInfo | null> {
     if (this.probing) return this.probing;
     const asked = ++this.asked;
     this.probing = probeServer(options).then(
