@@ -74,25 +74,34 @@ export type YesNoOptions = {
   readonly isActive?: boolean;
   /** Sees every key first and takes it by returning true (scrolling): never held back. */
   readonly other?: (input: string, key: Key) => boolean;
+  /** The clock and the wait (useKeyGrace), for tests. */
+  readonly now?: (() => number) | undefined;
+  readonly graceMs?: number | undefined;
 };
 
 /**
  * The keys of a yes/no question: y answers yes, n or Esc no, once, and only once keys count
- * (useKeyGrace). `isReady` says when to show the keys.
+ * (useKeyGrace). `isReady` says when to show the keys; `notice`, why keys did nothing.
  */
-export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, other}: YesNoOptions = {}): {isReady: boolean} {
-  const grace = useKeyGrace();
+export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, other, now, graceMs}: YesNoOptions = {}): {isReady: boolean; notice: string | undefined} {
+  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
   const answered = useRef(false);
+  const [notice, setNotice] = useState<string>();
   useInput(
     (input, key) => {
-      if (other?.(input, key)) return;
-      if (answered.current || grace.ignoreEarly(Math.max(1, [...input].length)) > 0) return;
+      if (other?.(input, key) || answered.current) return;
+      const ignored = grace.ignoreEarly(Math.max(1, [...input].length));
+      if (ignored > 0) {
+        setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this question was ready: pause, then press one key.`);
+        return;
+      }
       const answer = input.toLowerCase();
-      if (answer !== 'y' && answer !== 'n' && !key.escape) return;
-      answered.current = true;
-      onAnswer(answer === 'y');
+      if (answer === 'y' || answer === 'n' || key.escape) {
+        answered.current = true;
+        onAnswer(answer === 'y');
+      } else if ([...input].length > 1) setNotice('Several keys arrived at once and were ignored: press one key.');
     },
     {isActive},
   );
-  return {isReady: grace.isReady};
+  return {isReady: grace.isReady, notice};
 }

@@ -457,6 +457,16 @@ describe('ApprovalPrompt', () => {
       }
     });
 
+    test('several keys in one read answer nothing, and it says so', async () => {
+      const {stdin, decisions, plain, decided} = setup(loopRequest);
+      stdin.write('yn');
+      await waitFor(() => plain().includes('Several keys arrived at once and were ignored: press one key.'), plain);
+      expect(decisions).toEqual([]);
+      stdin.write('Y');
+      await decided();
+      expect(decisions).toEqual([{kind: 'yes'}]);
+    });
+
     test('keys typed ahead do not answer it either', async () => {
       const clock = {time: 0};
       const {stdin, decisions, plain, decided} = setup(loopRequest, noEditor, undefined, clock);
