@@ -43,7 +43,9 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
   );
 });
 
-const tableBorder = /^(?:\u001B\[[\d;]*m)*[┌├└│]/;
+// The borders ┌ ├ └ │ as escapes: esbuild leaves a regular expression's characters as they are, and
+// one character outside ASCII in a chunk has V8 hold the whole chunk's source at two bytes a character.
+const tableBorder = /^(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
 
 /** A line drawn by the table renderer (it starts with a box-drawing border). */
 function isTableLine(line: string): boolean {
