@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import type {LiveTurn as LiveState} from '../state/reducer.js';
-import {useMarkdown} from './Markdown.js';
+import {rowOf, useMarkdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useMemo} from 'react';
 import {useTheme} from './theme.js';
@@ -49,13 +49,13 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
     <Box flexDirection="column" width={width}>
       {thoughtLines.map((line, index) => (
         <Text key={`r${index}`} {...theme.reasoning} wrap="truncate-end">
-          {line}
+          {rowOf(line)}
         </Text>
       ))}
       {margin > 0 && textLines.length > 0 && <Box height={1} />}
       {textLines.map((line, index) => (
         <Text key={`t${index}`} wrap="truncate-end">
-          {line}
+          {rowOf(line)}
         </Text>
       ))}
       {reserved > textLines.length && <Box height={reserved - textLines.length} />}

@@ -36,7 +36,7 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
     <Box flexDirection="column" width={width}>
       {lines.map((line, index) => (
         <Text key={index} wrap={isTableLine(line) ? 'truncate-end' : 'wrap'}>
-          {line}
+          {rowOf(line)}
         </Text>
       ))}
     </Box>
@@ -46,6 +46,15 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
 // The borders ┌ ├ └ │ as escapes: esbuild leaves a regular expression's characters as they are, and
 // one character outside ASCII in a chunk has V8 hold the whole chunk's source at two bytes a character.
 const tableBorder = /^(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
+
+/**
+ * A line as Ink draws it on a row of its own: Ink gives an empty text no height, so the blank line
+ * the renderer puts between two paragraphs, or after a heading, vanished whenever both were in one
+ * block (a resumed answer, or two paragraphs that arrived in one network read).
+ */
+export function rowOf(line: string): string {
+  return line === '' ? ' ' : line;
+}
 
 /** A line drawn by the table renderer (it starts with a box-drawing border). */
 function isTableLine(line: string): boolean {

@@ -38,6 +38,26 @@ test('finished items print once above the live region; the open block stays live
   expect(plain(frames.at(-1)).startsWith('\n› explain')).toBe(true);
 });
 
+test('paragraphs that arrive in one piece keep the blank line between them, as they do arriving apart', () => {
+  // One text-delta holding the whole answer is what a resumed session replays, and what one
+  // network read of a fast server holds. The renderer puts a blank line between the blocks; Ink
+  // gives an empty text no row, so those lines vanished and the paragraphs ran together.
+  const answer = 'First paragraph.\n\nSecond paragraph.\n\n# Heading\nUnder it.\n\nStill open';
+  const whole = plain(render(<Screen state={fold([{type: 'turn-start', prompt: 'x', at: 1}, {type: 'text-delta', text: answer}])} />).lastFrame());
+  expect(whole).toContain('First paragraph.\n\nSecond paragraph.\n\nHeading\n\nUnder it.\n\nStill open');
+  let state = fold([{type: 'turn-start', prompt: 'x', at: 1}]);
+  for (const piece of answer.split(/(?<=\n\n)/)) state = fold([{type: 'text-delta', text: piece}], state);
+  expect(plain(render(<Screen state={state} />).lastFrame())).toBe(whole);
+  // In the live region too: a heading and the line under it, still open, keep their blank row.
+  const open = fold([{type: 'turn-start', prompt: 'x', at: 1}, {type: 'text-delta', text: '# Heading\nUnder it, still stream'}]);
+  const live = render(
+    <MarkdownContext value={renderMarkdown}>
+      <LiveTurn live={open.live} now={open.now} width={40} maxRows={10} />
+    </MarkdownContext>,
+  );
+  expect(plain(live.lastFrame())).toBe('\nHeading\n\nUnder it, still stream\n');
+});
+
 test('the open block takes its rows four at a time, so what is under it moves once per four rows', () => {
   const rowsOf = (text: string) => {
     const state = fold([{type: 'turn-start', prompt: 'x', at: 1}, {type: 'text-delta', text}]);
