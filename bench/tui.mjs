@@ -18,7 +18,7 @@ import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
 import {loadTestServer, median, ROOT} from './support.mjs';
-import {inkPatches} from '../scripts/build-plugins.mjs';
+import {inkPatches} from '../scripts/ink-patches.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const {startOpenAiServer, sse} = await loadTestServer();
@@ -74,7 +74,7 @@ async function streamRun(answer, response, cli = CLI) {
 
 /**
  * bench/ink-floor.mjs bundled as nib is (production React, minified, inkPatches from
- * scripts/build-plugins.mjs; not nib's own frame writer), drawing `answer` in the pty:
+ * scripts/ink-patches.mjs; not nib's own frame writer), drawing `answer` in the pty:
  * 'paced' as part 3 streams, 'full' as fast as it can; or, with `serverUrl`, as the raw SDK
  * receives it from that server. Its CPU, peak RSS and bytes per answer byte.
  */

@@ -4,7 +4,8 @@
 import {build} from 'esbuild';
 import {chmod, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises';
 import {basename, join} from 'node:path';
-import {inkFrameLog, inkPatches, lazyForMarkedTerminal, zodEnglishOnly} from './build-plugins.mjs';
+import {inkFrameLog, lazyForMarkedTerminal, zodEnglishOnly} from './build-plugins.mjs';
+import {inkPatches} from './ink-patches.mjs';
 import {writeGenerated} from './generated.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));

@@ -28,7 +28,7 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   // Counted from when the key handler is attached, not from the render: under load the two can
   // be far apart, and keys typed in between went to whatever listened before; the first key this
   // prompt sees must not pass for a pause. nib's build has Ink attach it in a layout effect (see
-  // scripts/build-plugins.mjs), so this is one too: a key read right after the commit must meet
+  // scripts/ink-patches.mjs), so this is one too: a key read right after the commit must meet
   // the wait already started. Until then the render's time stands, never a time long past.
   const quietSince = useRef(now());
   useLayoutEffect(() => {

@@ -82,7 +82,7 @@ async function copyOfDist(): Promise<(prefix: string) => string> {
 
 test("Ink's layout engine starts without loading fetch, which the TUI loads after its first frame", async () => {
   // yoga-layout decodes its WebAssembly with fetch() wherever fetch exists, and Node's fetch is
-  // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/build-plugins.mjs).
+  // undici, loaded on first use; the build has yoga decode it with Buffer (scripts/ink-patches.mjs).
   const chunk = await copyOfDist();
   const script = [
     `await import(${chunk('interactive-')});`,

@@ -8,7 +8,7 @@ import {useKeyGrace} from '../../source/hooks/use-key-grace.js';
 afterEach(cleanup);
 
 // nib's build has Ink attach a prompt's key listener within the commit that shows the prompt (a
-// layout effect, scripts/build-plugins.mjs). A key read right then, long after the session began,
+// layout effect, scripts/ink-patches.mjs). A key read right then, long after the session began,
 // was typed for something else: it must be ignored, not taken for an answer after a pause.
 test('a key read in the commit that shows the prompt is ignored', () => {
   const answers: number[] = [];

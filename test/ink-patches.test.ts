@@ -5,7 +5,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url';
 import {build, type Plugin} from 'esbuild';
 import {afterAll, beforeAll, expect, test} from 'vitest';
 
-// The build changes packages it bundles (scripts/build-plugins.mjs): how string-width (Ink's line
+// The build changes packages it bundles (scripts/ink-patches.mjs): how string-width (Ink's line
 // measure) spots emoji, to spare the first frame the compilation of the RGI_Emoji pattern, and how
 // long Ink keeps what it learnt about a line. Widths and frames must not change.
 
@@ -133,7 +133,7 @@ export default async function race() {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nib-width-'));
   // @ts-expect-error: a plain .mjs script without types
-  const plugins = (await import('../scripts/build-plugins.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache' | 'inkInputInCommit' | 'inkPasteInCommit', () => Plugin>;
+  const plugins = (await import('../scripts/ink-patches.mjs')) as Record<'stringWidthEmojiCheck' | 'inkOutputCaches' | 'inkTextWidthCache' | 'inkInputInCommit' | 'inkPasteInCommit', () => Plugin>;
   const stringWidth = "export {default} from 'string-width';";
   original = await bundled('original', stringWidth, []);
   patched = await bundled('patched', stringWidth, [plugins.stringWidthEmojiCheck()]);
