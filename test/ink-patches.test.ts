@@ -6,8 +6,9 @@ import {build, type Plugin} from 'esbuild';
 import {afterAll, beforeAll, expect, test} from 'vitest';
 
 // The build changes packages it bundles (scripts/ink-patches.mjs): how string-width (Ink's line
-// measure) spots emoji, to spare the first frame the compilation of the RGI_Emoji pattern, and how
-// long Ink keeps what it learnt about a line. Widths and frames must not change.
+// measure) spots emoji, to spare the first frame the compilation of the RGI_Emoji pattern, how
+// long Ink keeps what it learnt about a line, and the blank cells a frame starts from. Widths and
+// frames must not change.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 type StringWidth = (text: string) => number;
@@ -177,7 +178,7 @@ test('string-width measures every code point and sequence as the package does', 
 });
 
 // Deterministic, but it draws 3,000 frames: the time limit leaves room for a slow machine.
-test('Ink draws the same frames with its line caches kept across frames', {timeout: 120_000}, () => {
+test('Ink draws the same frames with its line caches kept across frames and its blank cells shared', {timeout: 120_000}, () => {
   // An answer streaming in, a word at a time, in lines that move up as it grows, with wide
   // characters, emoji, zero-width ones, styles and a link in it; then the screen narrows. Far more
   // text than the caches keep, so lines come back after they were dropped.
