@@ -57,14 +57,15 @@ const result = await build({
 });
 await chmod('dist/cli.js', 0o755);
 
-// esbuild escapes what is outside ASCII in strings, not in regular expressions. One such character
-// has V8 hold its whole chunk's source at two bytes a character (the interactive chunk: 1 MB
-// instead of 0.5 for as long as the session runs), so the build fails on it and says where.
+// esbuild escapes what is outside ASCII in strings, not in regular expressions. One character past
+// Latin-1 there has V8 hold its whole chunk's source at two bytes a character (the interactive
+// chunk: 1 MB instead of 0.5 for as long as the session runs), so the build fails on any character
+// outside ASCII and says where.
 for (const path of Object.keys(result.metafile.outputs)) {
   if (!path.endsWith('.js')) continue;
   const text = await readFile(path, 'utf8');
   const at = text.search(/[^\x00-\x7F]/);
-  if (at !== -1) throw new Error(`${path} is not ASCII at ${at}: …${text.slice(Math.max(0, at - 60), at + 20)}… (write the character as a \\u escape)`);
+  if (at !== -1) throw new Error(`${path} is not ASCII at ${at}: …${text.slice(Math.max(0, at - 60), at + 20)}… (write it as a \\u escape, or patch the package that has it)`);
 }
 
 // Chunk names carry a content hash, so every change leaves the old ones behind; remove those to

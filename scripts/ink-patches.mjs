@@ -158,7 +158,8 @@ export function inkOutputCaches() {
           '            }',
           '            output.push(row);',
         ].join('\n'),
-        '            output.push(new Array(this.width).fill(nibBlankCell));',
+        // As many cells as the loop made: none for a width below one, a whole one for a fraction.
+        '            output.push(new Array(Math.max(0, Math.ceil(this.width) || 0)).fill(nibBlankCell));',
       ],
       // Blank cells at the end of a row add nothing the trimEnd() below keeps.
       [

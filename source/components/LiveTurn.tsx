@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import type {LiveTurn as LiveState} from '../state/reducer.js';
-import {rowOf, useMarkdown} from './Markdown.js';
+import {linesOf, rowOf, useMarkdown} from './Markdown.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useMemo} from 'react';
 import {useTheme} from './theme.js';
@@ -48,7 +48,8 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
   return (
     <Box flexDirection="column" width={width}>
       {thoughtLines.map((line, index) => (
-        <Text key={`r${index}`} {...theme.reasoning} wrap="truncate-end">
+        // A blank line unstyled: a styled space would be sent, and shown if the style had a background.
+        <Text key={`r${index}`} {...(line === '' ? {} : theme.reasoning)} wrap="truncate-end">
           {rowOf(line)}
         </Text>
       ))}
@@ -81,7 +82,7 @@ function tailRendered(
   if (rows <= 0 || text.trim() === '') return [];
   const source = text.split('\n');
   const tail = source.length > rows * 2 ? [...(openFence ? [openFence] : []), ...source.slice(-rows * 2)].join('\n') : text;
-  const rendered = render(tail, width).split('\n');
+  const rendered = linesOf(render(tail, width));
   return rendered.slice(-rows);
 }
 

@@ -29,7 +29,7 @@ export type Props = {
 export const Markdown = memo(function Markdown({text, width}: Props) {
   const {hasColor} = useTheme();
   const render = useMarkdown();
-  const lines = useMemo(() => (render ? render(text, width, hasColor) : text).split('\n'), [render, text, width, hasColor]);
+  const lines = useMemo(() => linesOf(render ? render(text, width, hasColor) : text), [render, text, width, hasColor]);
   // A table row wrapped onto two lines is unreadable; cut it at the edge instead. Prose is
   // already reflowed to the width, and code wraps, so no character of it is lost.
   return (
@@ -54,6 +54,11 @@ const tableBorder = /^(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
  */
 export function rowOf(line: string): string {
   return line === '' ? ' ' : line;
+}
+
+/** The lines of rendered text; none when it is empty (a block of only a link definition). */
+export function linesOf(rendered: string): string[] {
+  return rendered === '' ? [] : rendered.split('\n');
 }
 
 /** A line drawn by the table renderer (it starts with a box-drawing border). */

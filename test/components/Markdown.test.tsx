@@ -71,3 +71,13 @@ test('a table wider than the terminal is cut at the edge, not wrapped', () => {
 test('until the renderer has loaded, text shows as it is', () => {
   expect(plain(render(<Markdown text={'**bold**'} width={40} />).lastFrame())).toBe('**bold**');
 });
+
+test('a blank line of reasoning is a row with nothing sent on it, not a dimmed space', async () => {
+  const {LiveTurn} = await import('../../source/components/LiveTurn.js');
+  const {initialState, reduce} = await import('../../source/state/reducer.js');
+  const state = reduce(initialState({model: 'm', mode: 'ask'}), {type: 'reasoning-delta', text: 'one\n\ntwo', at: 1});
+  const lines = (render(<LiveTurn live={state.live} now={0} width={40} maxRows={10} />).lastFrame() ?? '').split('\n');
+  expect(lines.map(line => plain(line))).toEqual(['one', '', 'two']);
+  expect(lines[0]).toContain('\u001B[');
+  expect(lines[1]).toBe('');
+});

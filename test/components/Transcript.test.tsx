@@ -56,6 +56,11 @@ test('paragraphs that arrive in one piece keep the blank line between them, as t
     </MarkdownContext>,
   );
   expect(plain(live.lastFrame())).toBe('\nHeading\n\nUnder it, still stream\n');
+  // A block that renders to nothing (only a link definition) takes no row but its margin, as before.
+  const pieces = ['One.\n\n', '[a]: https://x.dev\n\n', 'Two.\n\n'].map(text => ({type: 'text-delta', text}) as const);
+  const empty = fold([{type: 'turn-start', prompt: 'x', at: 1}, ...pieces]);
+  expect(empty.transcript.map(item => item.kind)).toEqual(['user', 'assistant', 'assistant', 'assistant']);
+  expect(plain(render(<Screen state={empty} />).lastFrame())).toContain('One.\n\n\nTwo.');
 });
 
 test('the open block takes its rows four at a time, so what is under it moves once per four rows', () => {
