@@ -4,14 +4,12 @@
 //   2. `nib --continue -p` start time with a 1,000-message session, up to the first request reaching
 //      the loopback server (median), against `nib --version` as the floor. Goal: resume <= 300 ms.
 // Run: npm run build && npx node bench/session.mjs   (esbuild bundles the TypeScript modules it needs)
-import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {pathToFileURL} from 'node:url';
-import {CLI, median, requireBuild} from './support.mjs';
+import {CLI, importSources, median, requireBuild} from './support.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
@@ -22,14 +20,10 @@ const ms = value => `${value.toFixed(1)} ms`;
 requireBuild();
 const base = await realpath(await mkdtemp(join(tmpdir(), 'nib-bench-session-')));
 try {
-  // The modules are TypeScript: bundle the two entry points once into the temp dir.
-  const outdir = join(base, 'mods');
-  await build({
-    entryPoints: {snapshot: 'source/agent/snapshot.ts', session: 'source/agent/session.ts'},
-    outdir, bundle: true, platform: 'node', format: 'esm', logLevel: 'warning', outExtension: {'.js': '.mjs'},
-  });
-  const {Snapshots} = await import(pathToFileURL(join(outdir, 'snapshot.mjs')).href);
-  const {SessionLog, sessionsDir} = await import(pathToFileURL(join(outdir, 'session.mjs')).href);
+  // The modules are TypeScript: bundled once (bench/support.mjs).
+  const {snapshot, session} = await importSources({snapshot: 'source/agent/session/snapshots.ts', session: 'source/agent/session/log.ts'});
+  const {Snapshots} = snapshot;
+  const {SessionLog, sessionsDir} = session;
 
   // ---- 1. snapshots
   const root = join(base, 'work');
