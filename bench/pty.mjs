@@ -33,9 +33,10 @@ export const cleanup = () => rm(work, {recursive: true, force: true});
 
 /**
  * nib in a pty of ROWS x COLS under /usr/bin/time. Output is kept raw (for byte counts) and
- * waited on as ANSI-stripped text.
+ * waited on as ANSI-stripped text. `env` adds to (or replaces) its environment; `cwd` is where it
+ * starts (a new empty project by default).
  */
-export async function startNib(serverUrl, args = [], cli = CLI) {
+export async function startNib(serverUrl, args = [], cli = CLI, {env: extraEnv = {}, cwd} = {}) {
   const home = await mkdtemp(join(work, 'home-'));
   const project = join(home, 'project');
   await mkdir(project);
@@ -51,6 +52,7 @@ export async function startNib(serverUrl, args = [], cli = CLI) {
     OPENAI_BASE_URL: serverUrl,
     OPENAI_API_KEY: 'bench',
     NIB_MODEL: 'bench-model',
+    ...extraEnv,
   };
   const inner = [
     `stty rows ${ROWS} cols ${COLS};`,
@@ -59,7 +61,7 @@ export async function startNib(serverUrl, args = [], cli = CLI) {
   ].join(' ');
   const started = performance.now();
   // Its own process group, so a bench that fails midway takes script, time and nib down with it.
-  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: project, env, stdio: ['pipe', 'pipe', 'inherit'], detached: true});
+  const child = spawn('script', ['-q', '-e', '-c', inner, '/dev/null'], {cwd: cwd ?? project, env, stdio: ['pipe', 'pipe', 'inherit'], detached: true});
   const killGroup = () => {
     try {
       process.kill(-child.pid, 'SIGKILL');

@@ -3,9 +3,12 @@
 //      Goal: <= 100 ms unchanged.
 //   2. `nib --continue -p` start time with a 1,000-message session, up to the first request reaching
 //      the loopback server (median), against `nib --version` as the floor. Goal: resume <= 300 ms.
+//   3. the same session resumed in the TUI (a 40x120 pty): spawn until its last answer is on the
+//      screen, and that start's CPU and peak RSS (the resumed transcript is drawn at once).
+//      NIB_BENCH_BASELINE=<other dist/cli.js> runs another build too, alternating.
 // Run: npm run build && npx node bench/session.mjs   (esbuild bundles the TypeScript modules it needs)
 import {spawn} from 'node:child_process';
-import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
+import {cp, mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -71,9 +74,12 @@ try {
     log.recordMessage({type: 'user', content: `Question ${index}: what does pkg${index}/src/f1.ts export? `.repeat(3)});
     log.recordMessage({type: 'assistant-tool-calls', toolCalls: [{id, name: 'read', arguments: JSON.stringify({path: `pkg${index}/src/f1.ts`})}]});
     log.recordMessage({type: 'tool-result', toolCallId: id, content: '1\texport const value = 1;\n'.repeat(20)});
-    log.recordMessage({type: 'assistant-text', content: `It exports a constant. `.repeat(10)});
+    log.recordMessage({type: 'assistant-text', content: `${'It exports a constant. '.repeat(10)}\n\nAnswer ${index}.`});
   }
   await log.close();
+  // Part 2 adds a turn to the session with every run; part 3 resumes it as it was made.
+  const tuiData = join(base, 'xdg-data-tui');
+  await cp(xdgData, tuiData, {recursive: true});
 
   let firstRequestAt = 0;
   const server = createServer((request, response) => {
@@ -107,8 +113,31 @@ try {
     await run(['--cwd', workspace, '--base-url', url, '--continue', '-p', 'next question']);
     resume.push(firstRequestAt - started);
   }
-  server.close();
   console.log(`--continue -p with ${MESSAGES} messages: spawn to first request median ${ms(median(resume))}; a new session ${ms(median(fresh))}; nib --version ${ms(median(floor))} (goal <= 300 ms)`);
+
+  // ---- 3. the same session resumed in the TUI
+  const {startNib, cleanup} = await import('./pty.mjs');
+  const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
+  const shown = new Map(builds.map(([label]) => [label, []]));
+  for (let index = 0; index < Math.ceil(RUNS / 2); index++) {
+    for (const [label, cli] of builds) {
+      // A copy each time: a resumed session records that it was resumed.
+      const data = join(base, `tui-${index}${label ? '-baseline' : ''}`);
+      await cp(tuiData, data, {recursive: true});
+      const nib = await startNib(url, ['--continue'], cli, {env: {XDG_DATA_HOME: data}, cwd: workspace});
+      const {at} = await nib.waitFor(`Answer ${MESSAGES / 4 - 1}.`, {timeoutMs: 120_000});
+      const usage = await nib.quit();
+      shown.get(label).push({ms: at - nib.started, cpuS: usage.cpuS, rssMb: usage.rssMb});
+    }
+  }
+  await cleanup();
+  server.close();
+  for (const [label, runs] of shown) {
+    console.log(
+      `--continue in the TUI${label} with ${MESSAGES} messages: spawn to the last answer on screen median ${ms(median(runs.map(run => run.ms)))}; ` +
+        `CPU median ${median(runs.map(run => run.cpuS)).toFixed(2)} s; peak RSS median ${median(runs.map(run => run.rssMb)).toFixed(1)} MB (${runs.length} runs)`,
+    );
+  }
 } finally {
   await rm(base, {recursive: true, force: true});
 }
