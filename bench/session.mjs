@@ -5,7 +5,8 @@
 //      the loopback server (median), against `nib --version` as the floor. Goal: resume <= 300 ms.
 //   3. the same session resumed in the TUI (a 40x120 pty): spawn until its last answer is on the
 //      screen, and that start's CPU and peak RSS (the resumed transcript is drawn at once).
-//      NIB_BENCH_BASELINE=<other dist/cli.js> runs another build too, alternating.
+//      NIB_BENCH_BASELINE=<other dist/cli.js> runs another build too, alternating; BENCH_MESSAGES
+//      sets the session's length (1,000).
 // Run: npm run build && npx node bench/session.mjs   (esbuild bundles the TypeScript modules it needs)
 import {spawn} from 'node:child_process';
 import {cp, mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
@@ -16,7 +17,7 @@ import {CLI, importSources, median, requireBuild} from './support.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
-const MESSAGES = 1_000;
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000);
 
 const ms = value => `${value.toFixed(1)} ms`;
 
