@@ -1,5 +1,6 @@
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest';
-import {collectWhenIdle} from '../source/idle-gc.js';
+import {spawnSync} from 'node:child_process';
+import {collectWhenIdle, V8_FLAGS} from '../source/idle-gc.js';
 
 // When nib gives memory back: once per turn, after the session is free and the screen quiet.
 
@@ -78,5 +79,16 @@ describe('collectWhenIdle', () => {
     stop();
     advance(10_000);
     expect(collect).not.toHaveBeenCalled();
+  });
+});
+
+describe('the V8 flags nib sets', () => {
+  // V8 does not throw on a flag it lacks: it prints a line to stderr, which in the TUI would land
+  // on the screen. Each flag must be one this Node's V8 takes without a word.
+  it.each(Object.entries(V8_FLAGS))('%s (%s) is taken quietly', (_name, flag) => {
+    const {stderr, status} = spawnSync(process.execPath, ['-e', `require('node:v8').setFlagsFromString(${JSON.stringify(flag)})`], {encoding: 'utf8'});
+    expect({stderr, status}).toEqual({stderr: '', status: 0});
+    const options = spawnSync(process.execPath, ['--v8-options'], {encoding: 'utf8'}).stdout;
+    expect(options).toContain(flag.replace(/^--/, '').replace(/=.*$/, ''));
   });
 });
