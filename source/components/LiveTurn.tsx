@@ -1,6 +1,7 @@
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
 import type {LiveTurn as LiveState} from '../state/reducer.js';
-import {linesOf, rowOf, useMarkdown} from './Markdown.js';
+import {linesOf, useMarkdown} from './Markdown.js';
+import {textRow} from './text-row.js';
 import {ToolBadge} from './ToolBadge.js';
 import {useMemo} from 'react';
 import {useTheme} from './theme.js';
@@ -47,18 +48,9 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
   const thoughtLines = live.reasoning ? wrapTail(live.reasoning.replace(/\s+$/, ''), width - 2, thinkingRows) : [];
   return (
     <Box flexDirection="column" width={width}>
-      {thoughtLines.map((line, index) => (
-        // A blank line unstyled: a styled space would be sent, and shown if the style had a background.
-        <Text key={`r${index}`} {...(line === '' ? {} : theme.reasoning)} wrap="truncate-end">
-          {rowOf(line)}
-        </Text>
-      ))}
+      {thoughtLines.map((line, index) => textRow(`r${index}`, line, {...theme.reasoning, wrap: 'truncate-end'}))}
       {margin > 0 && textLines.length > 0 && <Box height={1} />}
-      {textLines.map((line, index) => (
-        <Text key={`t${index}`} wrap="truncate-end">
-          {rowOf(line)}
-        </Text>
-      ))}
+      {textLines.map((line, index) => textRow(`t${index}`, line, {wrap: 'truncate-end'}))}
       {reserved > textLines.length && <Box height={reserved - textLines.length} />}
       {live.tools.map(tool => (
         <ToolBadge key={tool.callId} tool={tool} now={now} width={width} outputLines={outputRows} />

@@ -1,5 +1,6 @@
-import {Box, Text} from 'ink';
+import {Box} from 'ink';
 import {createContext, memo, use, useCallback, useEffect, useMemo, useState, type ReactNode} from 'react';
+import {textRow} from './text-row.js';
 import {useTheme} from './theme.js';
 
 /** Markdown source to terminal text, wrapped to `width`. */
@@ -34,11 +35,7 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
   // already reflowed to the width, and code wraps, so no character of it is lost.
   return (
     <Box flexDirection="column" width={width}>
-      {lines.map((line, index) => (
-        <Text key={index} wrap={isTableLine(line) ? 'truncate-end' : 'wrap'}>
-          {rowOf(line)}
-        </Text>
-      ))}
+      {lines.map((line, index) => textRow(index, line, {wrap: isTableLine(line) ? 'truncate-end' : 'wrap'}))}
     </Box>
   );
 });
@@ -46,15 +43,6 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
 // The borders ┌ ├ └ │ as escapes: esbuild leaves a regular expression's characters as they are, and
 // one character outside ASCII in a chunk has V8 hold the whole chunk's source at two bytes a character.
 const tableBorder = /^(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
-
-/**
- * A line as Ink draws it on a row of its own: Ink gives an empty text no height, so the blank line
- * the renderer puts between two paragraphs, or after a heading, vanished whenever both were in one
- * block (a resumed answer, or two paragraphs that arrived in one network read).
- */
-export function rowOf(line: string): string {
-  return line === '' ? ' ' : line;
-}
 
 /** The lines of rendered text; none when it is empty (a block of only a link definition). */
 export function linesOf(rendered: string): string[] {

@@ -3,6 +3,7 @@ import {useState} from 'react';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import {toTerminalText} from '../core/terminal-text.js';
 import {useYesNo} from '../hooks/use-key-grace.js';
+import {textRow} from './text-row.js';
 import {useTheme} from './theme.js';
 
 export type Props = {
@@ -43,11 +44,7 @@ export function UndoConfirm({title, changes, conflicts, onAnswer, rows, width, i
       <Text {...theme.bold}>
         {title}: {changes.length} file{changes.length === 1 ? '' : 's'} change
       </Text>
-      {shown.map((line, index) => (
-        <Text key={top + index} wrap="truncate-end" {...styleOf(line, theme)}>
-          {line || ' '}
-        </Text>
-      ))}
+      {shown.map((line, index) => textRow(top + index, line, {wrap: 'truncate-end', ...styleOf(line, theme)}))}
       {conflicts.length > 0 ? (
         <>
           <Text {...theme.warning}>You changed {conflicts.length === 1 ? 'this file' : 'these files'} after the agent's last turn; undo overwrites your edits:</Text>

@@ -1,9 +1,11 @@
 import '../support/force-color.js';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
+import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Markdown, MarkdownContext} from '../../source/components/Markdown.js';
 import {renderMarkdown} from '../../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
+import {initialState, reduce} from '../../source/state/reducer.js';
 import {plain} from './helpers.js';
 
 test('headings, emphasis, inline code, links and lists render without markdown syntax', () => {
@@ -72,9 +74,7 @@ test('until the renderer has loaded, text shows as it is', () => {
   expect(plain(render(<Markdown text={'**bold**'} width={40} />).lastFrame())).toBe('**bold**');
 });
 
-test('a blank line of reasoning is a row with nothing sent on it, not a dimmed space', async () => {
-  const {LiveTurn} = await import('../../source/components/LiveTurn.js');
-  const {initialState, reduce} = await import('../../source/state/reducer.js');
+test('a blank line of reasoning is a row with nothing sent on it, not a dimmed space', () => {
   const state = reduce(initialState({model: 'm', mode: 'ask'}), {type: 'reasoning-delta', text: 'one\n\ntwo', at: 1});
   const lines = (render(<LiveTurn live={state.live} now={0} width={40} maxRows={10} />).lastFrame() ?? '').split('\n');
   expect(lines.map(line => plain(line))).toEqual(['one', '', 'two']);
