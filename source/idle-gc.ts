@@ -53,33 +53,33 @@ function v8Collect(): (() => void) | null {
   }
 }
 
-/** The V8 flags nib sets while it runs (test/idle-gc.test.ts checks that this Node's V8 takes each quietly). */
+/**
+ * V8 flags the interactive session sets for the memory a long session holds. V8 reads each at the
+ * moment it applies it (a growth, a compile), so they take effect when set; it does not throw on a
+ * flag it lacks but prints a line, which would land on the screen, so test/idle-gc.test.ts checks
+ * that this Node's V8 takes each one quietly.
+ */
 export const V8_FLAGS = {
+  /**
+   * Keeps V8's young generation at the size startup left it (8 MB). V8 doubles it, up to 64 MB,
+   * while allocation runs high, and keeps it until a quiet spell: an answer streamed at full speed
+   * (20,000 tokens, bench/tui.mjs 2) took peak RSS from 104 to 171 MB that way, 150 MB with it
+   * held, for the same CPU. Objects that outlive a smaller young generation are collected with the
+   * old one, which the idle collection above keeps small between turns.
+   */
   holdYoungGeneration: '--semi-space-growth-factor=1',
+  /**
+   * Has the optimizing compiler inline less into each function it optimizes: callees of at most
+   * 230 bytes of bytecode in all, against V8's 920. Its compile jobs run on background threads, and
+   * the memory a thread's malloc arena took for one stays with the process: while a 20,000-token
+   * answer streamed at full speed, those arenas grew 25 MB, 16 MB with this, and peak RSS fell 3-6
+   * MB for the same CPU. The edit tool's searches on a 200,000-line file (bench/edit.mjs) and fuzzy
+   * matching (bench/mentions.mjs) ran as fast with it.
+   */
   inlineLess: '--max-inlined-bytecode-size-cumulative=230',
 } as const;
 
-/**
- * Keeps V8's young generation at the size startup left it (8 MB). V8 doubles it, up to 64 MB, while
- * allocation runs high, and keeps it until a quiet spell: an answer streamed at full speed (20,000
- * tokens, bench/tui.mjs 2) took peak RSS from 104 to 171 MB that way, 150 MB with it held, for
- * the same CPU. Objects that outlive a smaller young generation are collected with the old one,
- * which the idle collection above keeps small between turns.
- */
-export function holdYoungGeneration(): void {
-  // Every V8 of the Node versions nib runs on (22 and later) has the flag, and reads it at each
-  // growth; V8 does not throw on a flag it lacks, it prints a line, so the version is the guard.
-  v8.setFlagsFromString(V8_FLAGS.holdYoungGeneration);
-}
-
-/**
- * Has V8's optimizing compiler inline less into each function it optimizes: callees of at most
- * 230 bytes of bytecode in all, against V8's 920. Its compile jobs run on background threads, and
- * the memory a thread's malloc arena took for one stays with the process: while a 20,000-token
- * answer streamed at full speed (bench/tui.mjs 2), those arenas grew 25 MB, 16 MB with this, and
- * peak RSS fell 3-6 MB for the same CPU. The edit tool's searches on a 200,000-line file
- * (bench/edit.mjs) and fuzzy matching (bench/mentions.mjs) ran as fast with it.
- */
-export function inlineLess(): void {
-  v8.setFlagsFromString(V8_FLAGS.inlineLess);
+/** Sets V8_FLAGS. */
+export function setV8Flags(): void {
+  for (const flag of Object.values(V8_FLAGS)) v8.setFlagsFromString(flag);
 }

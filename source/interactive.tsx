@@ -15,7 +15,7 @@ import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
 import {createTheme, ThemeContext} from './components/theme.js';
 import type {EarlyPrompt} from './early-prompt.js';
-import {collectWhenIdle, holdYoungGeneration, inlineLess} from './idle-gc.js';
+import {collectWhenIdle, setV8Flags} from './idle-gc.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 import {ResizeSafeStdout, terminalReflows} from './hooks/resize-safe-stdout.js';
 
@@ -132,8 +132,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   // Once the first frame is out: the server is asked its window, and the snapshot index and the
   // SDK load while the person types.
   setImmediate(() => session.warmUp());
-  holdYoungGeneration();
-  inlineLess();
+  setV8Flags();
   const stopCollecting = safeStdout ? collectWhenIdle({onBusy: listener => session.onBusy(listener), lastActivity: () => safeStdout.lastWriteAt}) : () => {};
   // Ink restores the terminal when it unmounts; a crash must unmount it too, or the shell is left
   // in raw mode with no cursor.
