@@ -9,7 +9,7 @@
 // a heap snapshot at turn 10 and at the last turn, to see what the growth is made of.
 import {readFile} from 'node:fs/promises';
 import {cleanup, CLI, IDLE, percentile, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
-import {loadTestServer, median} from './support.mjs';
+import {builds, loadTestServer, median} from './support.mjs';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const BASE_TURN = 10;
@@ -107,10 +107,10 @@ async function session(cli) {
 }
 
 const fmt = values => `median ${median(values).toFixed(1)} ms, p90 ${percentile(values, 0.9).toFixed(1)} ms`;
-const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
+const compared = builds(undefined, CLI);
 try {
   console.log(`long session: ${TURNS} turns, each a prompt, a list call and an answer, node ${process.version}`);
-  for (const [label, cli] of builds) {
+  for (const [label, cli] of compared) {
     const result = await session(cli);
     const base = result.samples[0];
     const rss = result.samples.map(s => `turn ${s.turn} ${s.rss.toFixed(1)} MB`).join(', ');

@@ -7,7 +7,7 @@ import {spawnSync} from 'node:child_process';
 import {dirname, join} from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {newestChunk} from '../scripts/newest-chunk.mjs';
-import {CLI, median, requireBuild} from './support.mjs';
+import {builds, median, requireBuild} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 requireBuild();
@@ -42,8 +42,8 @@ function once(url) {
   return JSON.parse(result.stdout);
 }
 
-const builds = [['this build', CLI], ...(process.env.NIB_BENCH_BASELINE ? [['baseline', process.env.NIB_BENCH_BASELINE]] : [])];
-const rows = builds.map(([label, cli]) => ({label, url: renderer(cli), runs: []}));
+const compared = builds(['this build', 'baseline']);
+const rows = compared.map(([label, cli]) => ({label, url: renderer(cli), runs: []}));
 for (const row of rows) once(row.url); // the compile cache is written when a process exits normally
 for (let i = 0; i < RUNS; i++) for (const row of rows) row.runs.push(once(row.url));
 

@@ -13,7 +13,7 @@ import {createServer} from 'node:http';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {CLI, median, requireBuild} from './support.mjs';
+import {builds, median, requireBuild} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const DELAY_MS = Number(process.env.DELAY_MS ?? 50);
@@ -26,7 +26,7 @@ for (const [name, config] of [['model only', {model: 'bench-model'}], ['contextW
   await mkdir(join(configs[name], 'nib'), {recursive: true});
   await writeFile(join(configs[name], 'nib', 'config.json'), JSON.stringify(config));
 }
-const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
+const compared = builds();
 
 // The model list names no window (as a hosted API's would not); every other route is a 404. The
 // chat request is never answered: the clock stops when it arrives, then nib is killed.
@@ -65,7 +65,7 @@ async function toFirstRequest(cli, configDir) {
 const rows = new Map();
 try {
   for (let i = 0; i < RUNS; i++) {
-    for (const [label, cli] of builds) {
+    for (const [label, cli] of compared) {
       for (const [name, configDir] of Object.entries(configs)) {
         const row = `nib -p, ${name}${label}`;
         rows.set(row, [...(rows.get(row) ?? []), await toFirstRequest(cli, configDir)]);

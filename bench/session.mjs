@@ -13,7 +13,7 @@ import {cp, mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {CLI, importSources, median, requireBuild} from './support.mjs';
+import {builds, CLI, importSources, median, requireBuild} from './support.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
@@ -118,10 +118,10 @@ try {
 
   // ---- 3. the same session resumed in the TUI
   const {startNib, cleanup} = await import('./pty.mjs');
-  const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
-  const shown = new Map(builds.map(([label]) => [label, []]));
+  const compared = builds();
+  const shown = new Map(compared.map(([label]) => [label, []]));
   for (let index = 0; index < Math.ceil(RUNS / 2); index++) {
-    for (const [label, cli] of builds) {
+    for (const [label, cli] of compared) {
       // A copy each time: a resumed session records that it was resumed.
       const data = join(base, `tui-${index}${label ? '-baseline' : ''}`);
       await cp(tuiData, data, {recursive: true});

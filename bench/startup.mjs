@@ -16,7 +16,7 @@ import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {CLI, loadTestServer, median, requireBuild} from './support.mjs';
+import {builds, loadTestServer, median, requireBuild} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 
@@ -32,7 +32,7 @@ const everything = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/
 const mcpEnv = {...env, XDG_CONFIG_HOME: join(home, 'config-mcp')};
 await mkdir(join(home, 'config-mcp', 'nib'), {recursive: true});
 await writeFile(join(home, 'config-mcp', 'nib', 'config.json'), JSON.stringify({mcpServers: {everything: {command: process.execPath, args: [everything]}}}));
-const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
+const compared = builds();
 
 function toExit(args, childEnv = env) {
   const started = performance.now();
@@ -85,7 +85,7 @@ await build({
 // complete run of each build first, so a build measured right after it was made is not cold.
 {
   const answering = await startOpenAiServer(() => sse.text('warm'));
-  for (const [, cli] of builds) {
+  for (const [, cli] of compared) {
     await toExit([cli, '-p', 'hi', '--base-url', answering.url, '--model', 'bench-model']);
     await toExit([cli, '-p', 'hi', '--base-url', answering.url], configured);
   }
@@ -106,7 +106,7 @@ try {
     floor.push(await toExit(['-e', '0']));
     const sdk = await firstRequest([rawSdk, server.url], env);
     add('raw SDK script, bundled', sdk.elapsed, sdk.cpuMs);
-    for (const [label, cli] of builds) {
+    for (const [label, cli] of compared) {
       add(`nib --version${label}`, await toExit([cli, '--version']));
       add(`nib -p${label}`, await toFirstRequest(cli, false), cpu.get(cli + false)?.at(-1));
       add(`nib -p, config file${label}`, await toFirstRequest(cli, true), cpu.get(cli + true)?.at(-1));

@@ -12,6 +12,15 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** NIB_BENCH_CLI points the benches at another build, to compare two. */
 export const CLI = process.env.NIB_BENCH_CLI ?? join(ROOT, 'dist', 'cli.js');
 
+/**
+ * The builds a bench measures, as [label, cli]: `cli`, and with NIB_BENCH_BASELINE=<other
+ * dist/cli.js> that build too, measured in the same run as the baseline.
+ */
+export function builds([label, baselineLabel] = ['', ' (baseline)'], cli = CLI) {
+  const baseline = process.env.NIB_BENCH_BASELINE;
+  return [[label, cli], ...(baseline ? [[baselineLabel, baseline]] : [])];
+}
+
 export const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export function requireBuild() {

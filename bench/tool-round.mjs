@@ -10,7 +10,7 @@ import {spawn} from 'node:child_process';
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {CLI, loadTestServer, measure, median, requireBuild} from './support.mjs';
+import {builds, loadTestServer, measure, median, requireBuild} from './support.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -23,7 +23,7 @@ const project = join(home, 'project');
 await mkdir(project);
 await writeFile(join(project, 'notes.txt'), Array.from({length: ROUNDS + 10}, (_, i) => `line ${i + 1} of the notes`).join('\n'));
 const env = {...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), OPENAI_API_KEY: 'bench'};
-const builds = [['nib', CLI], ...(process.env.NIB_BENCH_BASELINE ? [['baseline', process.env.NIB_BENCH_BASELINE]] : [])];
+const compared = builds(['nib', 'baseline']);
 
 async function run(cli, mode, rounds = ROUNDS) {
   const arrivals = [];
@@ -46,7 +46,7 @@ async function run(cli, mode, rounds = ROUNDS) {
 const results = new Map();
 try {
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, cli] of builds) {
+    for (const [name, cli] of compared) {
       // ask: a read inside the workspace runs without asking; auto-edit also records an undo point per turn.
       for (const mode of ['ask', 'auto-edit']) {
         const key = `${name}, ${mode}`;

@@ -17,7 +17,7 @@ import {spawn} from 'node:child_process';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {arrived, cleanup, CLI, COLS, IDLE, percentile, ROWS, startNib, submit, turnEnded, typingLatency} from './pty.mjs';
-import {loadTestServer, median, ROOT} from './support.mjs';
+import {builds, loadTestServer, median, ROOT} from './support.mjs';
 import {inkPatches} from '../scripts/ink-patches.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -128,7 +128,7 @@ async function withServer(response, measure) {
 }
 
 let idleCpuS = 0;
-const builds = [['', CLI], ...(process.env.NIB_BENCH_BASELINE ? [[' (baseline)', process.env.NIB_BENCH_BASELINE]] : [])];
+const compared = builds(undefined, CLI);
 // `node bench/tui.mjs 2 4` runs only those parts.
 const parts = process.argv.slice(2).map(Number);
 const wanted = part => parts.length === 0 || parts.includes(part);
@@ -140,9 +140,9 @@ try {
   // 1. Spawn to first frame with the input ready; the builds interleaved, so drift hits each alike.
   if (wanted(1)) {
     const server = await startOpenAiServer(() => sse.text('hi'));
-    const runs = new Map(builds.map(([label]) => [label, {frames: [], times: [], apps: [], rss: [], cpu: [], frameCpu: []}]));
+    const runs = new Map(compared.map(([label]) => [label, {frames: [], times: [], apps: [], rss: [], cpu: [], frameCpu: []}]));
     for (let i = 0; i < RUNS; i++) {
-      for (const [label, cli] of builds) {
+      for (const [label, cli] of compared) {
         const run = runs.get(label);
         const nib = await startNib(server.url, [], cli);
         const frame = await nib.waitFor(IDLE, {timeoutMs: 10_000});
@@ -164,7 +164,7 @@ try {
       }
     }
     await server.close();
-    for (const [label] of builds) {
+    for (const [label] of compared) {
       const {frames, times, apps, rss, cpu, frameCpu} = runs.get(label);
       if (label === '') idleCpuS = median(cpu);
       print(
@@ -177,7 +177,7 @@ try {
   }
 
   // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer.
-  for (const [label, cli] of wanted(2) ? builds : []) {
+  for (const [label, cli] of wanted(2) ? compared : []) {
     const answer = makeAnswer(20_000);
     const response = sse.text(answer, {chunkSize: 4});
     const nib = await streamRun(answer, response, cli);
@@ -205,7 +205,7 @@ try {
   }
 
   // 3. 2,000 tokens at 100 tokens/s.
-  for (const [label, cli] of wanted(3) ? builds : []) {
+  for (const [label, cli] of wanted(3) ? compared : []) {
     // Two tokens per event (a token here is a word and its space, ~5.4 characters), one event
     // every 20 ms: 1,000 events in 20 s.
     const answer = makeAnswer(2_000);
