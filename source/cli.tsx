@@ -8,6 +8,7 @@ import type {Config} from './agent/config/config.js';
 import {resolveChunksDirectly} from './chunk-resolver.js';
 import {drawEarlyPrompt} from './early-prompt.js';
 import {LIMITS} from './core/limits.js';
+import {VERSION} from './core/version.js';
 import type {Result} from './core/result.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 
@@ -16,8 +17,6 @@ import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
 // Optional call: older Node (before 22.1) has no compile cache.
 module.enableCompileCache?.();
 
-declare const NIB_VERSION: string;
-const VERSION = typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev';
 // Bundled (the build defines NIB_VERSION): the chunks load without Node's checks on disk.
 if (VERSION !== 'dev') resolveChunksDirectly(import.meta.url);
 

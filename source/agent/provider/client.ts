@@ -1,18 +1,21 @@
 /**
- * The OpenAI-compatible provider: the `openai` SDK for transport (URL, auth, headers), our own
- * SSE parser and accumulator for the body, because the SDK's stream helpers throw on shapes real
- * servers send (missing or negative index, object arguments, error objects, stray non-JSON).
+ * The OpenAI-compatible provider: one POST through Node's fetch, our own SSE parser and
+ * accumulator for the body, because the `openai` SDK's stream helpers throw on shapes real
+ * servers send (missing or negative index, object arguments, error objects, stray non-JSON). The
+ * SDK's client is not used for the request either: it is 450 KB of modules for every endpoint
+ * OpenAI has, and loading it was a third of what `nib -p` did before its first request; its
+ * types still check the request body.
  *
  * Failure is reported inside the stream: the generator never throws for a network or HTTP
  * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import {abortedFailure, causeOf, describeRequestError, isRetryableStatus, oneLine, readableErrors, type Failure} from './errors.js';
-import {lazySdk, type Sdk} from './sdk.js';
+import {abortedFailure, causeOf, describeStatus, isRetryableStatus, oneLine, type Failure} from './errors.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
+import {VERSION} from '../../core/version.js';
 import {toWire} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
@@ -48,7 +51,9 @@ const BACKOFF_CAP_MS = 8_000;
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
 type Context = {
-  sdk: () => Promise<Sdk>;
+  fetch: typeof fetch;
+  /** The request's headers, the same for every request of this provider. */
+  headers: Record<string, string>;
   options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
     Pick<ProviderOptions, 'apiKey' | 'keyEnv'>;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -62,12 +67,10 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
   const context: Context = {
-    sdk: lazySdk({
-      baseURL,
-      apiKey: options.apiKey,
-      timeoutMs: idleTimeoutMs + 60_000,
-      fetch: readableErrors(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.apiKey),
-    }),
+    // Looked up per call: reading globalThis.fetch loads undici, which the TUI's first frame does
+    // without.
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    headers: requestHeaders(options.apiKey),
     options: {
       baseURL,
       apiKey: options.apiKey,
@@ -85,8 +88,9 @@ export function createProvider(options: ProviderOptions): ChatProvider {
     model: options.model,
     baseURL,
     stream: request => streamTurn(context, request),
+    // Node loads undici (its fetch) on first use: ~10 ms the first request need not wait for.
     prepare: async () => {
-      await context.sdk();
+      if (!options.fetch) void globalThis.fetch;
     },
   };
 }
@@ -195,15 +199,20 @@ async function* attemptOnce(
     ...(request.tools.length > 0 ? {tools: [...request.tools]} : {}),
   };
 
-  const {client, errors} = await context.sdk();
   let response: Response;
   arm();
   try {
-    response = await client.chat.completions.create(body, {signal}).asResponse();
+    response = await context.fetch(`${baseURL}/chat/completions`, {method: 'POST', headers: context.headers, body: JSON.stringify(body), signal});
+    if (!response.ok) {
+      // A body cut short still leaves the status to explain.
+      const text = await response.text().catch(() => '');
+      return attempt(describeStatus(context.options, response.status, text, response.headers));
+    }
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
     if (timedOut) return attempt(idleFailure());
-    return attempt(describeRequestError(context.options, error, errors));
+    // undici hides "connect ECONNREFUSED" under "fetch failed"; causeOf digs it out.
+    return attempt({message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true});
   } finally {
     disarm();
   }
@@ -280,6 +289,24 @@ async function* attemptOnce(
     return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
   }
   return attempt(null);
+}
+
+/**
+ * What every request sends. The organization and project variables are the ones the `openai`
+ * SDK reads, so an OpenAI account set up for it keeps working.
+ */
+function requestHeaders(apiKey: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    authorization: `Bearer ${apiKey}`,
+    'user-agent': `nib/${VERSION}`,
+  };
+  const organization = process.env['OPENAI_ORG_ID'];
+  const project = process.env['OPENAI_PROJECT_ID'];
+  if (organization) headers['openai-organization'] = organization;
+  if (project) headers['openai-project'] = project;
+  return headers;
 }
 
 function seconds(ms: number): string {

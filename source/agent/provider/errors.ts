@@ -1,11 +1,7 @@
 /**
- * HTTP and connection failures as one sentence a person can act on, and error bodies of every
- * shape servers send reshaped into the one the SDK reads.
+ * HTTP and connection failures as one sentence a person can act on, read from error bodies of
+ * every shape servers send.
  */
-import type {APIError} from 'openai';
-
-/** The SDK's error classes, passed in: the SDK loads on the first request (see client.ts). */
-export type SdkErrors = Pick<typeof import('openai'), 'APIConnectionError' | 'APIError' | 'APIUserAbortError'>;
 import {redact} from '../config/redact.js';
 import type {ContextRefusal} from '../../core/chat.js';
 import {readContextRefusal} from './refusal.js';
@@ -30,23 +26,28 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-export function describeRequestError(target: {baseURL: string; model: string; keyEnv?: string}, error: unknown, sdk: SdkErrors): Failure {
+/** The error object of a refused request's body: `{"error": {"message"}}` and the shapes below. */
+export type ErrorObject = Record<string, unknown>;
+
+/**
+ * A request the server answered with an error status, as a Failure. `text` is the body as it
+ * came; the key is redacted before anything cuts it short (a key split by a cut would escape
+ * redaction).
+ */
+export function describeStatus(
+  target: {baseURL: string; model: string; keyEnv?: string; apiKey?: string},
+  status: number,
+  text: string,
+  headers: Headers,
+): Failure {
   const {baseURL, model} = target;
-  const {APIConnectionError, APIError, APIUserAbortError} = sdk;
-  if (error instanceof APIUserAbortError) return abortedFailure();
-  if (error instanceof APIConnectionError) {
-    return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};
-  }
-  if (!(error instanceof APIError) || error.status === undefined) {
-    return {message: `request to ${baseURL} failed: ${causeOf(error)}`, retryable: false};
-  }
-  const status = error.status;
+  const error = errorObject(redact(text, target.apiKey ? [target.apiKey] : []));
   const detail = serverMessage(error);
   // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
   // loads undici at startup (see the fetch above).
   const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
   const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
-  if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error.error ?? ''))) {
+  if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error))) {
     return {message: withDetail(head), retryable: false, rejectsStreamOptions: true};
   }
   switch (status) {
@@ -59,10 +60,10 @@ export function describeRequestError(target: {baseURL: string; model: string; ke
       return {message: withDetail(`${head}: check the base URL and the model name "${model}"`), retryable: false};
   }
   // Never retried: the same request is exactly as long the next time.
-  const refusal = status < 500 ? readContextRefusal(error.error, detail) : null;
+  const refusal = status < 500 ? readContextRefusal(error, detail) : null;
   if (refusal) return {message: withDetail(head), retryable: false, contextRefusal: refusal};
   const retryable = isRetryableStatus(status);
-  const retryAfterMs = retryable ? retryAfter(error.headers) : undefined;
+  const retryAfterMs = retryable ? retryAfter(headers) : undefined;
   return {
     message: detail ? `${head}: ${detail}` : status === 429 ? `${head}: rate limited` : head,
     retryable,
@@ -70,14 +71,9 @@ export function describeRequestError(target: {baseURL: string; model: string; ke
   };
 }
 
-function serverMessage(error: APIError): string {
-  const body = error.error as unknown;
-  let text = '';
-  if (typeof body === 'string') text = body;
-  else if (body && typeof body === 'object' && typeof (body as {message?: unknown}).message === 'string') {
-    text = (body as {message: string}).message;
-  }
-  return oneLine(text);
+function serverMessage(error: ErrorObject): string {
+  const message = error.message;
+  return oneLine(typeof message === 'string' ? message : message === undefined ? '' : JSON.stringify(message));
 }
 
 /** `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date. */
@@ -112,44 +108,25 @@ export function oneLine(text: string): string {
 }
 
 /**
- * The SDK only reads error bodies shaped `{"error": {"message"}}`. vLLM, Ollama and FastAPI
- * servers answer `{"message"}`, `{"error": "text"}` or `{"detail"}`; reshaping them here keeps
- * their explanation (and lets us spot a `stream_options` rejection) instead of "400 (no body)".
+ * OpenAI's servers answer `{"error": {"message"}}`; vLLM, Ollama and FastAPI servers answer
+ * `{"message"}`, `{"error": "text"}` or `{"detail"}`, and proxies an HTML page. All of them are
+ * read into one error object, so their explanation reaches the person (and a `stream_options`
+ * rejection is spotted) instead of "400 (no body)".
  */
-export function readableErrors(inner: typeof fetch, apiKey: string): typeof fetch {
-  return async (input, init) => {
-    const response = await inner(input, init);
-    if (response.ok) return response;
-    // Redacted before anything cuts the text short: a key split by the cut would escape scrub().
-    const text = redact(await response.text().catch(() => ''), [apiKey]);
-    const headers = new Headers(response.headers);
-    headers.delete('content-length');
-    headers.delete('content-encoding');
-    headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(errorBody(text)), {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
-  };
-}
-
-function errorBody(text: string): {error: Record<string, unknown>} {
+export function errorObject(text: string): ErrorObject {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1];
     const message = title ?? (text.trimStart().startsWith('<') ? 'an HTML error page' : text);
-    return {error: {message: oneLine(message)}};
+    return {message: oneLine(message)};
   }
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
     const record = parsed as Record<string, unknown>;
-    if (record.error && typeof record.error === 'object') return {error: record.error as Record<string, unknown>};
+    if (record.error && typeof record.error === 'object') return record.error as ErrorObject;
     const message = record.error ?? record.message ?? record.detail;
-    if (message !== undefined) {
-      return {error: {...record, message: typeof message === 'string' ? message : JSON.stringify(message)}};
-    }
+    if (message !== undefined) return {...record, message: typeof message === 'string' ? message : JSON.stringify(message)};
   }
-  return {error: {message: oneLine(text)}};
+  return {message: oneLine(text)};
 }

@@ -4,8 +4,7 @@ import type {Config} from '../config/config.js';
 import {nibDir} from '../config/xdg.js';
 import type {McpControl} from '../mcp/control.js';
 import {PROJECT_FILE} from '../mcp/project-file.js';
-
-declare const NIB_VERSION: string;
+import {VERSION} from '../../core/version.js';
 
 /**
  * The session's MCP servers, or undefined when none is configured anywhere. The SDK is loaded
@@ -22,7 +21,7 @@ export async function openMcp(config: Config, root: string, env: NodeJS.ProcessE
     root,
     stateDir: nibDir(env, 'XDG_STATE_HOME'),
     env,
-    version: typeof NIB_VERSION === 'string' ? NIB_VERSION : 'dev',
+    version: VERSION,
   });
 }
 

@@ -18,9 +18,9 @@ export type OpenSessionOptions = {
   /** The date the system prompt states. */
   now?: () => Date;
   /**
-   * Print mode: the prompt goes out as soon as the session is open. The SDK starts loading with
-   * the session (beside the server probe), and a turn's check that the prompt fits waits for the
-   * server's window, briefly. The TUI loads the SDK after its first frame and never waits.
+   * Print mode: the prompt goes out as soon as the session is open. The server probe starts with
+   * the session, and a turn's check that the prompt fits waits for the server's window, briefly.
+   * The TUI probes after its first frame and never waits.
    */
   sendsAtOnce?: boolean;
 };
@@ -87,19 +87,15 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     notices: opened.value.notices,
     mode: config.approvalMode,
     model: config.model!,
-    connect: model => {
-      const provider = createProvider({
+    connect: model =>
+      createProvider({
         baseURL: config.baseURL,
-        // Loopback servers take any key; the SDK insists on one.
+        // Loopback servers take any key.
         apiKey: config.apiKey ?? 'no-key',
         keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
-      });
-      // A failed load is reported by the request that needs it.
-      if (options.sendsAtOnce) void provider.prepare?.().catch(() => {});
-      return provider;
-    },
+      }),
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,
     chooseModel,

@@ -96,6 +96,25 @@ describe('createProvider', () => {
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
+  it('posts JSON to /chat/completions under the base URL, naming nib and the OpenAI account variables', async () => {
+    const server = await serve([sse.text('ok'), sse.text('ok')]);
+    await run(`${server.url}/`);
+    expect(server.requests[0]).toMatchObject({method: 'POST', path: '/v1/chat/completions'});
+    const {headers} = server.requests[0]!;
+    expect(headers['content-type']).toBe('application/json');
+    expect(headers['user-agent']).toBe('nib/dev');
+    expect(headers['openai-organization']).toBeUndefined();
+    process.env['OPENAI_ORG_ID'] = 'org-1';
+    process.env['OPENAI_PROJECT_ID'] = 'proj-1';
+    try {
+      await run(server);
+    } finally {
+      delete process.env['OPENAI_ORG_ID'];
+      delete process.env['OPENAI_PROJECT_ID'];
+    }
+    expect(server.requests[1]!.headers).toMatchObject({'openai-organization': 'org-1', 'openai-project': 'proj-1'});
+  });
+
   it('sends tools and reassembles a fragmented call', async () => {
     const server = await serve([sse.toolCall('read', {path: 'src/"quoted"\\x.ts'}, {id: 'call_1', fragmentSize: 2})]);
     const tools: ToolDefinition[] = [
