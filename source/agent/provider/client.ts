@@ -1,10 +1,10 @@
 /**
- * The OpenAI-compatible provider: one POST through Node's fetch, our own SSE parser and
- * accumulator for the body, because the `openai` SDK's stream helpers throw on shapes real
- * servers send (missing or negative index, object arguments, error objects, stray non-JSON). The
- * SDK's client is not used for the request either: it is 450 KB of modules for every endpoint
- * OpenAI has, and loading it was a third of what `nib -p` did before its first request; its
- * types still check the request body.
+ * The OpenAI-compatible provider: one POST through node:http(s) (http.ts says why not fetch), our
+ * own SSE parser and accumulator for the body, because the `openai` SDK's stream helpers throw on
+ * shapes real servers send (missing or negative index, object arguments, error objects, stray
+ * non-JSON). The SDK's client is not used for the request either: it is 450 KB of modules for
+ * every endpoint OpenAI has, and loading it was a third of what `nib -p` did before its first
+ * request; its types still check the request body.
  *
  * Failure is reported inside the stream: the generator never throws for a network or HTTP
  * problem; it ends with `done` whose `turn.error` is one sentence a person can act on.
@@ -19,6 +19,7 @@ import {VERSION} from '../../core/version.js';
 import {toWire} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
+import {httpModule, send, type Answer} from './http.js';
 import {completionAsChunk} from './wire.js';
 import {joinRuns, type ChatProvider, type ChatRequest, type ProviderEvent} from '../../core/chat.js';
 
@@ -33,8 +34,6 @@ export type ProviderOptions = {
   idleTimeoutMs?: number;
   /** Attempts before the first token, the first included (default LIMITS.maxAttempts). */
   maxAttempts?: number;
-  /** Seam for tests and proxies; defaults to the global fetch. */
-  fetch?: typeof fetch;
   /** Waits between retries; tests pass one that records the delay instead of waiting. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). */
@@ -51,7 +50,6 @@ const BACKOFF_CAP_MS = 8_000;
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
 type Context = {
-  fetch: typeof fetch;
   /** The request's headers, the same for every request of this provider. */
   headers: Record<string, string>;
   options: Required<Pick<ProviderOptions, 'baseURL' | 'model' | 'idleTimeoutMs' | 'maxAttempts'>> &
@@ -67,9 +65,6 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
   const context: Context = {
-    // Looked up per call: reading globalThis.fetch loads undici, which the TUI's first frame does
-    // without.
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     headers: requestHeaders(options.apiKey),
     options: {
       baseURL,
@@ -88,9 +83,9 @@ export function createProvider(options: ProviderOptions): ChatProvider {
     model: options.model,
     baseURL,
     stream: request => streamTurn(context, request),
-    // Node loads undici (its fetch) on first use: ~10 ms the first request need not wait for.
+    // Loads node:http(s) (TLS with it) ahead of the TUI's first request.
     prepare: async () => {
-      if (!options.fetch) void globalThis.fetch;
+      httpModule(baseURL);
     },
   };
 }
@@ -199,28 +194,24 @@ async function* attemptOnce(
     ...(request.tools.length > 0 ? {tools: [...request.tools]} : {}),
   };
 
-  let response: Response;
+  let response: Answer;
   arm();
   try {
-    response = await context.fetch(`${baseURL}/chat/completions`, {method: 'POST', headers: context.headers, body: JSON.stringify(body), signal});
+    response = await send(`${baseURL}/chat/completions`, {method: 'POST', headers: context.headers, body: JSON.stringify(body), signal});
     if (!response.ok) {
       // A body cut short still leaves the status to explain.
-      const text = await response.text().catch(() => '');
+      const text = await response.text(MAX_WHOLE_BODY).catch(() => '');
       return attempt(describeStatus(context.options, response.status, text, response.headers));
     }
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
     if (timedOut) return attempt(idleFailure());
-    // undici hides "connect ECONNREFUSED" under "fetch failed"; causeOf digs it out.
     return attempt({message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true});
   } finally {
     disarm();
   }
   request.onResponse?.();
 
-  const reader = response.body?.getReader();
-  if (!reader) return attempt({message: `${baseURL} answered with an empty body`, retryable: true});
-  const decoder = new TextDecoder();
   const parser = createSseParser();
   // Not every 200 is an event stream: some servers and proxies ignore `stream: true` and answer
   // one JSON completion, and a base URL that points at a website gets an HTML page. The body is
@@ -232,24 +223,24 @@ async function* attemptOnce(
   try {
     for (;;) {
       arm();
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let piece: string | null;
       try {
-        chunk = await reader.read();
+        piece = await response.read();
       } finally {
         disarm();
       }
-      const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, {stream: true});
+      const text = piece ?? '';
       if (!sawEvent && headLength < MAX_WHOLE_BODY) {
         head.push(text);
         headLength += text.length;
       }
-      const events = chunk.done ? [...parser.feed(text), ...parser.end()] : parser.feed(text);
+      const events = piece === null ? [...parser.feed(text), ...parser.end()] : parser.feed(text);
       if (events.length > 0) sawEvent = true;
       // What arrived in one read goes on as one delta per run of text or reasoning: at full
       // speed a read holds hundreds of events, and each delta costs every layer above a yield.
       yield* joinRuns(events.flatMap(event => accumulator.pushEvent(event)));
       // Stop at [DONE] even if a proxy keeps the body open after it.
-      if (chunk.done || accumulator.sawDone) break;
+      if (piece === null || accumulator.sawDone) break;
     }
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
@@ -257,10 +248,11 @@ async function* attemptOnce(
     return attempt({message: `the connection to ${baseURL} was cut mid-stream (${causeOf(error)})`, retryable: true});
   } finally {
     // Releases the socket when we stop early (DONE, abort, or the consumer stopped iterating).
-    reader.cancel().catch(() => {
-      // The stream may already be errored or closed; there is nothing left to release then.
-    });
+    response.close();
   }
+  // A body cut by an abort may look like one that ended.
+  if (request.signal.aborted) return attempt(abortedFailure());
+  if (timedOut) return attempt(idleFailure());
 
   // SSE comments (": keep-alive") alone are a stream that ended early, not another format.
   const unstreamed = sawEvent ? '' : head.join('').replace(/^:.*$/gm, '').trim();

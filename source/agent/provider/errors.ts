@@ -5,6 +5,7 @@
 import {redact} from '../config/redact.js';
 import type {ContextRefusal} from '../../core/chat.js';
 import {readContextRefusal} from './refusal.js';
+import type {HeaderGet} from './http.js';
 
 export type Failure = {
   message: string;
@@ -38,7 +39,7 @@ export function describeStatus(
   target: {baseURL: string; model: string; keyEnv?: string; apiKey?: string},
   status: number,
   text: string,
-  headers: Headers,
+  headers: HeaderGet,
 ): Failure {
   const {baseURL, model} = target;
   const error = errorObject(redact(text, target.apiKey ? [target.apiKey] : []));
@@ -77,7 +78,7 @@ function serverMessage(error: ErrorObject): string {
 }
 
 /** `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date. */
-export function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+export function retryAfter(headers: HeaderGet | undefined, now = Date.now()): number | undefined {
   const ms = Number(headers?.get('retry-after-ms') ?? NaN);
   if (Number.isFinite(ms) && ms >= 0) return Math.round(ms);
   const value = headers?.get('retry-after')?.trim();

@@ -10,6 +10,7 @@
 import {isObject} from './wire.js';
 import {knownWindow} from './known-windows.js';
 import {PROVIDER_PRESETS} from '../../core/providers.js';
+import {send} from './http.js';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
 
@@ -35,6 +36,9 @@ export type ProbeOptions = {
   fetch?: typeof fetch;
   signal?: AbortSignal;
 };
+
+/** The most of an answer read: OpenRouter's model list is a few MB. */
+const MAX_ANSWER = 32 * 1024 * 1024;
 
 /** Ollama's window for a model loaded without num_ctx or OLLAMA_CONTEXT_LENGTH (GPUs under 24 GiB). */
 export const OLLAMA_DEFAULT_WINDOW = 4096;
@@ -153,10 +157,9 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
   if (body !== undefined) headers['content-type'] = 'application/json';
   const signal = AbortSignal.any(signals);
   try {
-    // A server on plain http (a local one, mostly) is asked through node:http: these fetches cost
-    // print mode's first request ~20 ms of CPU (measured), spent beside the SDK's loading. https
-    // keeps fetch, whose connection the SDK's first request then reuses (one TLS handshake less).
-    if (!options.fetch && url.startsWith('http:')) {
+    // Through node:http(s), as the chat request goes (http.ts says why): the keep-alive connection
+    // the probe opens is the one the first request then uses (one TLS handshake less).
+    if (!options.fetch) {
       const answer = await httpJson(url, headers, body, signal);
       if (answer !== 'redirect') return answer;
     }
@@ -176,33 +179,13 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
   }
 }
 
-/** One request through node:http; 'redirect' for a 3xx, which fetch follows (so it is asked again). */
-function httpJson(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Json | null | 'redirect'> {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  // Not `import('node:http')`: its ESM facade reads every export, and one of them loads undici.
-  const {request} = process.getBuiltinModule('node:http');
-  return new Promise(resolve => {
-    const sent = request(url, {
-      method: text === undefined ? 'GET' : 'POST',
-      headers: text === undefined ? headers : {...headers, 'content-length': String(Buffer.byteLength(text))},
-      signal,
-    }, response => {
-      const status = response.statusCode ?? 0;
-      if (status < 200 || status > 299) {
-        response.resume();
-        resolve(status >= 300 && status < 400 ? 'redirect' : null);
-        return;
-      }
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve(jsonObject(Buffer.concat(parts).toString('utf8'))));
-      // Cut off or past the deadline: unknown, like any failure. After 'end' this changes nothing.
-      response.on('error', () => resolve(null));
-      response.on('close', () => resolve(null));
-    });
-    sent.on('error', () => resolve(null));
-    sent.end(text);
-  });
+/** One request through node:http(s); 'redirect' for a 3xx, which fetch follows (so it is asked again). */
+async function httpJson(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Json | null | 'redirect'> {
+  const answer = await send(url, {method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : {body: JSON.stringify(body)}), signal});
+  // Read to its end either way, so the connection stays open for the next request.
+  const text = await answer.text(MAX_ANSWER);
+  if (answer.ok) return jsonObject(text);
+  return answer.status >= 300 && answer.status < 400 ? 'redirect' : null;
 }
 
 /** The body as a JSON object (a leading BOM dropped, as fetch's text() does), else null. */
