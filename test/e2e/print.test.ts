@@ -3,7 +3,7 @@ import {existsSync} from 'node:fs';
 import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {startOpenAiServer, type OpenAiServer, type Script} from '../support/openai-server.js';
+import {startOpenAiServer, TEST_CA, type OpenAiServer, type Script} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
 import type {Persona} from '../support/server-persona.js';
 import {
@@ -64,6 +64,28 @@ describe('nib -p', () => {
       role: 'assistant',
       tool_calls: [{id: 'call_read_1', function: {name: 'read'}}],
     });
+  });
+
+  test('over https: the window probe and the streamed answer go through TLS; an untrusted certificate is one line, not retried', async () => {
+    server = await startOpenAiServer([sse.text('secure pong')], {persona: {kind: 'llama.cpp', window: 4096}, tls: true});
+    const run = async (prompt: string, env: NodeJS.ProcessEnv) => {
+      const result = await runNib(sandbox, ['-p', prompt, '--base-url', server!.url, '--model', 'm'], {env});
+      results.push(result);
+      return result;
+    };
+    const trusted = {NODE_EXTRA_CA_CERTS: TEST_CA};
+    // The window came back over TLS: a prompt over it is refused before anything is sent.
+    const tooLong = await run('explain: ' + 'the loop reads files and streams tokens '.repeat(800), trusted);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr).toMatch(/^nib: Not sent: .*the server's window is 4,096/);
+    expect(server.requests).toHaveLength(0);
+    expect(await run('ping', trusted)).toMatchObject({code: 0, stdout: 'secure pong'});
+    expect(server.requests).toHaveLength(1);
+    const untrusted = await run('ping', {});
+    expect(untrusted.code).toBe(1);
+    // Not retried: the same certificate comes back every time.
+    expect(untrusted.stderr.split('\n')).toEqual([expect.stringMatching(/^nib: cannot reach https:\/\/127\.0\.0\.1:\d+\/v1 \(self-signed certificate.*\): its certificate is not trusted\. NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca trusts the system's$/), '']);
+    expect(server.requests).toHaveLength(1);
   });
 
   test('the prompt can come on stdin', async () => {

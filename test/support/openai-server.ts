@@ -19,7 +19,10 @@
  * streaming. `GET /v1/models` lists one model; a `persona` answers like llama.cpp, vLLM, Ollama,
  * LM Studio or OpenRouter instead, window and refusals included.
  */
-import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http';
+import {readFileSync} from 'node:fs';
+import {createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse} from 'node:http';
+import {createServer as createHttpsServer} from 'node:https';
+import {fileURLToPath} from 'node:url';
 import type {AddressInfo} from 'node:net';
 import type {ScriptedResponse, Split, StreamResponse} from './sse.js';
 import {countTokens, metadata, refusal, type Persona} from './server-persona.js';
@@ -75,7 +78,15 @@ export type ServerOptions = {
    * does (test/support/server-persona.ts). Without it, `GET /models` lists one model.
    */
   persona?: Persona;
+  /**
+   * Serve https with test/support/tls's certificate for 127.0.0.1 (self-signed: a client trusts
+   * it through NODE_EXTRA_CA_CERTS=TEST_CA).
+   */
+  tls?: boolean;
 };
+
+/** The test certificate, for NODE_EXTRA_CA_CERTS. */
+export const TEST_CA = fileURLToPath(new URL('tls/cert.pem', import.meta.url));
 
 export async function startOpenAiServer(script: Script, options: ServerOptions = {}): Promise<OpenAiServer> {
   const requests: RecordedRequest[] = [];
@@ -83,7 +94,8 @@ export async function startOpenAiServer(script: Script, options: ServerOptions =
   const closing = new AbortController();
   let rejected = 0;
 
-  const server = createServer(async (req, res) => {
+  const tls = options.tls ? {cert: readFileSync(TEST_CA), key: readFileSync(fileURLToPath(new URL('tls/key.pem', import.meta.url)))} : null;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const persona = options.persona;
@@ -155,13 +167,14 @@ export async function startOpenAiServer(script: Script, options: ServerOptions =
       return;
     }
     await play(res, response, closing.signal);
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handle) : createServer(handle);
 
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
   const {port} = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     requests,
     waitForRequests: count =>
       requests.length >= count ? Promise.resolve() : new Promise(resolve => waiters.push({count, resolve})),

@@ -11,7 +11,7 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import {abortedFailure, causeOf, describeStatus, isRetryableStatus, oneLine, type Failure} from './errors.js';
+import {abortedFailure, causeOf, connectionFailure, describeStatus, isRetryableStatus, oneLine, type Failure} from './errors.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -206,7 +206,7 @@ async function* attemptOnce(
   } catch (error) {
     if (request.signal.aborted) return attempt(abortedFailure());
     if (timedOut) return attempt(idleFailure());
-    return attempt({message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true});
+    return attempt(connectionFailure(baseURL, error));
   } finally {
     disarm();
   }

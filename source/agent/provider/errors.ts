@@ -27,6 +27,21 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/**
+ * A request that got no answer. Retried, except when the server's certificate is not trusted:
+ * asking again gets the same certificate, and the person has something to fix.
+ */
+export function connectionFailure(baseURL: string, error: unknown): Failure {
+  const code = (error as {code?: unknown} | null)?.code;
+  if (typeof code === 'string' && /CERT|SIGNATURE|ERR_TLS/.test(code)) {
+    return {
+      message: `cannot reach ${baseURL} (${causeOf(error)}): its certificate is not trusted. NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca trusts the system's`,
+      retryable: false,
+    };
+  }
+  return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};
+}
+
 /** The error object of a refused request's body: `{"error": {"message"}}` and the shapes below. */
 export type ErrorObject = Record<string, unknown>;
 
