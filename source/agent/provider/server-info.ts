@@ -75,6 +75,9 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const base = options.baseURL.replace(/\/+$/, '');
   const root = base.replace(/\/v1$/, '');
   const get = (url: string, body?: unknown) => getJson(url, options, body);
+  // The local servers' own routes (below) are asked beside the model list when the model is
+  // known: one round trip before print mode's first request instead of two.
+  const local = isHostedProvider(base) ? null : options.model ? localRoutes(root, get) : undefined;
 
   const listing = await get(`${base}/models`);
   const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isObject) : null;
@@ -92,27 +95,31 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
 
   // The rest answer on their own routes, at the root without /v1. No hosted provider serves them:
   // asking would only hold print mode's first request for another round trip.
-  if (!isHostedProvider(base)) {
-    const local = await localServerInfo(root, wanted, models, get);
-    if (local) return local;
+  if (local !== null) {
+    const info = await localServerInfo(root, wanted, models, get, local ?? localRoutes(root, get));
+    if (info) return info;
   }
 
   const known = wanted ? knownWindow(wanted) : null;
   return {kind: 'other', models, window: known, source: known === null ? null : 'known model'};
 }
 
-/** llama.cpp's /props, LM Studio's and Ollama's own routes, asked together; null when none says. */
+type Get = (url: string, body?: unknown) => Promise<Json | null>;
+
+/** llama.cpp's /props, LM Studio's and Ollama's own routes, asked together. */
+function localRoutes(root: string, get: Get): Promise<[props: Json | null, lmstudio: Json | null, ollama: Json | null]> {
+  return Promise.all([get(`${root}/props`), get(`${root}/api/v0/models`), get(`${root}/api/ps`)]);
+}
+
+/** What the local routes' answers say; null when none says. */
 async function localServerInfo(
   root: string,
   wanted: string | undefined,
   models: string[] | null,
-  get: (url: string, body?: unknown) => Promise<Json | null>,
+  get: Get,
+  routes: ReturnType<typeof localRoutes>,
 ): Promise<ServerInfo | null> {
-  const [props, lmstudio, ollama] = await Promise.all([
-    get(`${root}/props`),
-    get(`${root}/api/v0/models`),
-    get(`${root}/api/ps`),
-  ]);
+  const [props, lmstudio, ollama] = await routes;
   const settings = isObject(props?.default_generation_settings) ? props.default_generation_settings : undefined;
   if (positive(settings?.n_ctx)) return {kind: 'llama.cpp', models, window: settings!.n_ctx as number, source: 'llama.cpp /props'};
 

@@ -97,6 +97,37 @@ describe('the window from the server', () => {
     expect(tableWindow({baseURL: 'https://api.openai.com/v1', model: 'my-finetune'})).toBeNull();
   });
 
+  test('a local server with the model named: its own routes are asked beside the model list, one round trip; without a model, after it', async () => {
+    // The model list is held until the other routes have arrived: asked one after the other, the
+    // probe would wait for the list's deadline instead.
+    const arrived: string[] = [];
+    let releaseList: () => void = () => {};
+    const listHeld = new Promise<void>(resolve => (releaseList = resolve));
+    const raw = await listen((request, response) => {
+      arrived.push(request.url ?? '');
+      if (request.url === '/v1/models') {
+        void listHeld.then(() => response.writeHead(200, {'content-type': 'application/json'}).end('{"data":[{"id":"m"}]}'));
+        return;
+      }
+      if (arrived.filter(url => url !== '/v1/models').length === 3) releaseList();
+      if (request.url === '/props') return void response.writeHead(200).end('{"default_generation_settings":{"n_ctx":8192}}');
+      response.writeHead(404).end();
+    });
+    const baseURL = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/v1`;
+    try {
+      // The list arrived (asked in turn, it would have passed its deadline unanswered: no models).
+      expect(await probeServer({baseURL, model: 'm', timeoutMs: 1000})).toEqual({kind: 'llama.cpp', models: ['m'], window: 8192, source: 'llama.cpp /props'});
+      expect(arrived.toSorted()).toEqual(['/api/ps', '/api/v0/models', '/props', '/v1/models']);
+      arrived.length = 0;
+      // No model named: which model's window is wanted comes from the list, so the routes wait for it.
+      expect(await probeServer({baseURL, timeoutMs: 1000})).toMatchObject({kind: 'llama.cpp', window: 8192});
+      expect(arrived[0]).toBe('/v1/models');
+    } finally {
+      raw.closeAllConnections();
+      await new Promise(resolve => raw.close(resolve));
+    }
+  });
+
   test('plain http, as fetch would: a redirect is followed, a BOM dropped; a server that never answers is unknown once the deadline passes', async () => {
     const listing = (window: number) => JSON.stringify({data: [{id: 'm', meta: {n_ctx: window}}]});
     const raw = await listen((request, response) => {

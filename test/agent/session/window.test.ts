@@ -5,13 +5,14 @@ import {SessionWindow} from '../../../source/agent/session/window.js';
 const silent: typeof fetch = () => new Promise(() => {});
 
 /**
- * A server whose model list answers when the test says so: `answer(model, window)` answers the
- * oldest pending list with that model and window (llama.cpp's meta.n_ctx); other routes are 404s.
+ * A server whose model list (GET /v1/models) answers when the test says so: `answer(model, window)`
+ * answers the oldest pending list with that model and window (llama.cpp's meta.n_ctx); other
+ * routes are 404s.
  */
 function heldServer() {
   const pending: Array<(response: Response) => void> = [];
   const fetch: typeof globalThis.fetch = input =>
-    String(input).endsWith('/models') ? new Promise(resolve => pending.push(resolve)) : Promise.resolve(new Response('', {status: 404}));
+    new URL(String(input)).pathname === '/v1/models' ? new Promise(resolve => pending.push(resolve)) : Promise.resolve(new Response('', {status: 404}));
   return {
     fetch,
     answer(model: string, window: number) {
