@@ -1,6 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
+import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 import type {RewindScope} from '../agent/session/agent-session.js';
 
@@ -28,35 +29,24 @@ export type Props = {
   readonly rows: number;
   readonly width: number;
   readonly isActive?: boolean;
+  /** The clock and the wait of the step that rewinds (useKeyGrace), for tests. */
+  readonly now?: () => number;
+  readonly graceMs?: number;
 };
 
 /** /rewind (and Esc twice): pick an earlier prompt, then what to take back to just before it. */
-export function RewindPicker({items, onPick, onCancel, rows, width, isActive = true}: Props) {
+export function RewindPicker({items, onPick, onCancel, rows, width, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const [selected, setSelected] = useState(items.length - 1);
   const [chosen, setChosen] = useState<RewindItem | null>(null);
-  const [scope, setScope] = useState(0);
-  const scopes = chosen?.files ? SCOPES : SCOPES.filter(entry => entry.scope === 'conversation');
   useInput(
-    (input, key) => {
-      if (chosen) {
-        if (key.escape) return setChosen(null);
-        if (key.upArrow) return setScope(index => Math.max(0, index - 1));
-        if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
-        const digit = Number(input);
-        if (Number.isInteger(digit) && digit >= 1 && digit <= scopes.length) return onPick(chosen, scopes[digit - 1]!.scope);
-        if (key.return) return onPick(chosen, scopes[scope]!.scope);
-        return;
-      }
+    (_input, key) => {
       if (key.escape) return onCancel();
       if (key.upArrow) return setSelected(index => Math.max(0, index - 1));
       if (key.downArrow) return setSelected(index => Math.min(items.length - 1, index + 1));
-      if (key.return && items[selected]) {
-        setScope(0);
-        setChosen(items[selected]);
-      }
+      if (key.return && items[selected]) setChosen(items[selected]);
     },
-    {isActive},
+    {isActive: isActive && chosen === null},
   );
   if (items.length === 0) {
     return (
@@ -67,21 +57,7 @@ export function RewindPicker({items, onPick, onCancel, rows, width, isActive = t
     );
   }
   if (chosen) {
-    return (
-      <Box flexDirection="column" width={width}>
-        <Text {...theme.bold} wrap="truncate-end">
-          Rewind to just before turn {chosen.turn}: {oneLine(chosen.prompt)}
-        </Text>
-        {scopes.map((entry, index) => (
-          <Text key={entry.scope} {...(index === scope ? theme.accent : theme.text)}>
-            {index === scope ? '› ' : '  '}
-            {index + 1}. {entry.label}
-          </Text>
-        ))}
-        {chosen.files ? null : <Text {...theme.dim}>No snapshot before that turn, so its files cannot be restored.</Text>}
-        <Text {...theme.dim}>↑/↓ or 1–{scopes.length} choose · enter rewind · esc back</Text>
-      </Box>
-    );
+    return <ScopeStep chosen={chosen} onPick={onPick} onBack={() => setChosen(null)} width={width} isActive={isActive} now={now} graceMs={graceMs} />;
   }
   const visible = Math.max(1, rows - 2);
   const first = Math.min(Math.max(0, selected - visible + 1), Math.max(0, items.length - visible));
@@ -98,6 +74,57 @@ export function RewindPicker({items, onPick, onCancel, rows, width, isActive = t
         );
       })}
       <Text {...theme.dim}>↑/↓ choose · enter pick · esc cancel</Text>
+    </Box>
+  );
+}
+
+/**
+ * What to take back, and the key that does it. Files can be rewritten here, so keys typed ahead
+ * (a second Enter after the one that picked the prompt) and keys in the short wait after it is
+ * drawn rewind nothing, as at every question that changes files (useKeyGrace).
+ */
+function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: {
+  chosen: RewindItem;
+  onPick: Props['onPick'];
+  onBack: () => void;
+  width: number;
+  isActive: boolean;
+  now: (() => number) | undefined;
+  graceMs: number | undefined;
+}) {
+  const theme = useTheme();
+  const scopes = chosen.files ? SCOPES : SCOPES.filter(entry => entry.scope === 'conversation');
+  const [scope, setScope] = useState(0);
+  const [notice, setNotice] = useState<string>();
+  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  useInput(
+    (input, key) => {
+      if (key.escape) return onBack();
+      if (key.upArrow) return setScope(index => Math.max(0, index - 1));
+      if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
+      const digit = Number(input);
+      const picked = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
+      if (picked === null) return;
+      const ignored = grace.ignoreEarly(Math.max(1, [...input].length));
+      if (ignored > 0) return setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this choice was ready: pause, then press enter.`);
+      onPick(chosen, scopes[picked]!.scope);
+    },
+    {isActive},
+  );
+  return (
+    <Box flexDirection="column" width={width}>
+      <Text {...theme.bold} wrap="truncate-end">
+        Rewind to just before turn {chosen.turn}: {oneLine(chosen.prompt)}
+      </Text>
+      {scopes.map((entry, index) => (
+        <Text key={entry.scope} {...(index === scope ? theme.accent : theme.text)}>
+          {index === scope ? '› ' : '  '}
+          {index + 1}. {entry.label}
+        </Text>
+      ))}
+      {chosen.files ? null : <Text {...theme.dim}>No snapshot before that turn, so its files cannot be restored.</Text>}
+      {notice ? <Text {...theme.warning}>{notice}</Text> : null}
+      <Text {...theme.dim}>{grace.isReady ? `↑/↓ or 1–${scopes.length} choose · enter rewind · esc back` : '↑/↓ choose · esc back'}</Text>
     </Box>
   );
 }

@@ -11,10 +11,12 @@ const items: RewindItem[] = [
   {turn: 3, prompt: 'explain the plan', files: false},
 ];
 
-function setup() {
+/** Without a clock the typed-ahead grace is off; the grace test passes one it moves by hand. */
+function setup(clock?: {time: number}) {
   const picked: Array<[number, RewindScope]> = [];
   let cancelled = 0;
-  const app = render(<RewindPicker items={items} onPick={(item, scope) => picked.push([item.turn, scope])} onCancel={() => cancelled++} rows={10} width={80} />);
+  const timing = clock ? {now: () => clock.time} : {graceMs: 0};
+  const app = render(<RewindPicker items={items} onPick={(item, scope) => picked.push([item.turn, scope])} onCancel={() => cancelled++} rows={10} width={80} {...timing} />);
   return {...app, picked, type: typist(app.stdin), cancelled: () => cancelled};
 }
 
@@ -52,4 +54,27 @@ test('a turn without a snapshot offers the conversation only, and says why', asy
   expect(plain(lastFrame())).not.toContain('files only');
   await type(keys.enter);
   await waitFor(() => expect(picked).toEqual([[3, 'conversation']]));
+});
+
+test('the step that rewinds ignores keys typed ahead: an Enter right after the one that picked the prompt takes nothing back', async () => {
+  const clock = {time: 1_000};
+  const {lastFrame, type, picked} = setup(clock);
+  await type(keys.up, keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('1. conversation and files'));
+  expect(plain(lastFrame())).not.toContain('enter rewind');
+  clock.time += 100;
+  await type(keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 1 key typed before this choice was ready: pause, then press enter.'));
+  clock.time += 100;
+  await type('3');
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 2 keys'));
+  expect(picked).toEqual([]);
+  // Arrows move the choice meanwhile: they decide nothing.
+  await type(keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toContain('› 2. conversation only'));
+  // Quiet for the whole wait since the last ignored key, and the key that rewinds is shown: now it counts.
+  clock.time += 300;
+  await waitFor(() => expect(plain(lastFrame())).toContain('enter rewind'));
+  await type(keys.enter);
+  await waitFor(() => expect(picked).toEqual([[2, 'conversation']]));
 });

@@ -103,6 +103,11 @@ describe('at the prompt, in a real terminal', () => {
     expect(await term.capture()).toContain('›   2  make the file');
     await term.send('Enter');
     await term.waitForText('1. conversation and files');
+    // An Enter sent at once (as a second, typed-ahead Enter would be) rewinds nothing.
+    await term.send('Enter');
+    await term.waitForText('Ignored 1 key typed before this choice was ready');
+    await session.waitForFile('made.txt', text => text === 'made\n');
+    await term.waitForText('enter rewind');
     await term.send('Enter');
     await term.waitForText('Rewound the conversation and files to just before turn 2.');
     // The input box (right above the status bar) holds the prompt again; the transcript keeps its copy.
