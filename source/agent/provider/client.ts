@@ -15,12 +15,11 @@ import {abortedFailure, causeOf, connectionFailure, describeStatus, isRetryableS
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
-import {VERSION} from '../../core/version.js';
 import {toWire} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
 import {httpModule, send, type Answer} from './http.js';
-import {completionAsChunk} from './wire.js';
+import {completionAsChunk, requestHeaders} from './wire.js';
 import {joinRuns, type ChatProvider, type ChatRequest, type ProviderEvent} from '../../core/chat.js';
 
 export type ProviderOptions = {
@@ -281,24 +280,6 @@ async function* attemptOnce(
     return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
   }
   return attempt(null);
-}
-
-/**
- * What every request sends. The organization and project variables are the ones the `openai`
- * SDK reads, so an OpenAI account set up for it keeps working.
- */
-function requestHeaders(apiKey: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json',
-    authorization: `Bearer ${apiKey}`,
-    'user-agent': `nib/${VERSION}`,
-  };
-  const organization = process.env['OPENAI_ORG_ID'];
-  const project = process.env['OPENAI_PROJECT_ID'];
-  if (organization) headers['openai-organization'] = organization;
-  if (project) headers['openai-project'] = project;
-  return headers;
 }
 
 function seconds(ms: number): string {

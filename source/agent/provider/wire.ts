@@ -1,8 +1,10 @@
 /**
  * Values from the wire in the shapes nib keeps: arguments as JSON text, deltas as whole
- * characters, content parts as text and reasoning, usage in our names.
+ * characters, content parts as text and reasoning, usage in our names; and the headers every
+ * request puts on it.
  */
 import type {Usage} from '../../core/events.js';
+import {VERSION} from '../../core/version.js';
 
 type Json = Record<string, unknown>;
 
@@ -111,4 +113,22 @@ export function completionAsChunk(body: string): Record<string, unknown> | null 
     return {...rest, delta};
   });
   return {...record, choices};
+}
+
+/**
+ * What every request sends. The organization and project variables are the ones the `openai`
+ * SDK reads, so an OpenAI account set up for it keeps working.
+ */
+export function requestHeaders(apiKey: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    authorization: `Bearer ${apiKey}`,
+    'user-agent': `nib/${VERSION}`,
+  };
+  const organization = process.env['OPENAI_ORG_ID'];
+  const project = process.env['OPENAI_PROJECT_ID'];
+  if (organization) headers['openai-organization'] = organization;
+  if (project) headers['openai-project'] = project;
+  return headers;
 }
