@@ -1,4 +1,6 @@
 import {execFileSync} from 'node:child_process';
+import {createServer, request as httpRequest} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {existsSync} from 'node:fs';
 import {mkdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
@@ -86,6 +88,33 @@ describe('nib -p', () => {
     // Not retried: the same certificate comes back every time.
     expect(untrusted.stderr.split('\n')).toEqual([expect.stringMatching(/^nib: cannot reach https:\/\/127\.0\.0\.1:\d+\/v1 \(self-signed certificate.*\): its certificate is not trusted\. NODE_EXTRA_CA_CERTS=\/path\/to\/ca\.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca trusts the system's$/), '']);
     expect(server.requests).toHaveLength(1);
+  });
+
+  test('behind a proxy: NODE_USE_ENV_PROXY=1 with HTTP_PROXY sends the probe and the request through it', async () => {
+    server = await startOpenAiServer([sse.text('proxied pong')]);
+    // A forward proxy: it gets each request with the whole URL and passes it on.
+    const seen: string[] = [];
+    const proxy = createServer((request, response) => {
+      seen.push(`${request.method} ${request.url}`);
+      const onward = httpRequest(request.url!, {method: request.method, headers: request.headers}, answer => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(onward);
+    });
+    await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runNib(sandbox, ['-p', 'ping', '--base-url', server.url, '--model', 'm'], {
+        env: {NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, NO_PROXY: ''},
+      });
+      results.push(result);
+      expect(result).toMatchObject({code: 0, stdout: 'proxied pong'});
+      expect(seen).toContain(`POST ${server.url}/chat/completions`);
+      expect(seen).toContain(`GET ${server.url}/models`);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise(resolve => proxy.close(resolve));
+    }
   });
 
   test('the prompt can come on stdin', async () => {
