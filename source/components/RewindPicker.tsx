@@ -1,5 +1,5 @@
 import {Box, Text, useInput} from 'ink';
-import {useState} from 'react';
+import {useRef, useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
 import {useKeyGrace} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
@@ -97,17 +97,22 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: {
   const [scope, setScope] = useState(0);
   const [notice, setNotice] = useState<string>();
   const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const picked = useRef(false);
   useInput(
     (input, key) => {
       if (key.escape) return onBack();
       if (key.upArrow) return setScope(index => Math.max(0, index - 1));
       if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
-      const digit = Number(input);
-      const picked = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
-      if (picked === null) return;
+      // Every other key counts toward the wait, so someone still typing (a prompt they think is
+      // back in the box) rewinds nothing with the Enter that ends it.
       const ignored = grace.ignoreEarly(Math.max(1, [...input].length));
       if (ignored > 0) return setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this choice was ready: pause, then press enter.`);
-      onPick(chosen, scopes[picked]!.scope);
+      const digit = Number(input);
+      const choice = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
+      // Once: a second Enter in the same read must not rewind twice.
+      if (choice === null || picked.current) return;
+      picked.current = true;
+      onPick(chosen, scopes[choice]!.scope);
     },
     {isActive},
   );

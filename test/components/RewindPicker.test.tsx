@@ -78,3 +78,18 @@ test('the step that rewinds ignores keys typed ahead: an Enter right after the o
   await type(keys.enter);
   await waitFor(() => expect(picked).toEqual([[2, 'conversation']]));
 });
+
+test('letters typed during the wait restart it: someone still typing rewinds nothing with the Enter that ends their line', async () => {
+  const clock = {time: 1_000};
+  const {lastFrame, type, picked} = setup(clock);
+  await type(keys.up, keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('1. conversation and files'));
+  for (const key of ['f', 'i', 'x', ' ', 'i', 't']) {
+    clock.time += 100;
+    await type(key);
+  }
+  clock.time += 100;
+  await type(keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 7 keys'));
+  expect(picked).toEqual([]);
+});

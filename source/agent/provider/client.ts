@@ -198,8 +198,10 @@ async function* attemptOnce(
   try {
     response = await send(`${baseURL}/chat/completions`, {method: 'POST', headers: context.headers, body: JSON.stringify(body), signal});
     if (!response.ok) {
-      // A body cut short still leaves the status to explain.
+      // A body cut short still leaves the status to explain, unless nib cut it.
       const text = await response.text(MAX_WHOLE_BODY).catch(() => '');
+      if (request.signal.aborted) return attempt(abortedFailure());
+      if (timedOut) return attempt(idleFailure());
       return attempt(describeStatus(context.options, response.status, text, response.headers));
     }
   } catch (error) {

@@ -28,18 +28,32 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * A request that got no answer. Retried, except when the server's certificate is not trusted:
- * asking again gets the same certificate, and the person has something to fix.
+ * A request that got no answer. Retried, except when TLS refused the server: asking again meets
+ * the same certificate, and the person has something to fix.
  */
 export function connectionFailure(baseURL: string, error: unknown): Failure {
   const code = (error as {code?: unknown} | null)?.code;
-  if (typeof code === 'string' && /CERT|SIGNATURE|ERR_TLS/.test(code)) {
-    return {
-      message: `cannot reach ${baseURL} (${causeOf(error)}): its certificate is not trusted. NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca trusts the system's`,
-      retryable: false,
-    };
+  const cause = causeOf(error);
+  const failure = (advice: string): Failure => ({message: `cannot reach ${baseURL} (${cause}): ${advice}`, retryable: false});
+  switch (typeof code === 'string' ? code : '') {
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      return failure(
+        `its certificate is not trusted. NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it${cause.includes('--use-system-ca') ? '' : "; NODE_OPTIONS=--use-system-ca trusts the system's"}`,
+      );
+    case 'CERT_HAS_EXPIRED':
+    case 'CERT_NOT_YET_VALID':
+      return failure("its certificate is outside its dates: check this machine's clock, or renew the server's certificate");
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return failure('its certificate names another host: check the host in the base URL');
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+      return failure('it does not speak TLS there: check whether the base URL should start with http://');
   }
-  return {message: `cannot reach ${baseURL} (${causeOf(error)})`, retryable: true};
+  if (typeof code === 'string' && /CERT|ERR_SSL|ERR_TLS/.test(code)) return failure('TLS failed; check the base URL and the server');
+  return {message: `cannot reach ${baseURL} (${cause})`, retryable: true};
 }
 
 /** The error object of a refused request's body: `{"error": {"message"}}` and the shapes below. */
@@ -60,7 +74,7 @@ export function describeStatus(
   const error = errorObject(redact(text, target.apiKey ? [target.apiKey] : []));
   const detail = serverMessage(error);
   // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
-  // loads undici at startup (see the fetch above).
+  // loads undici (http.ts).
   const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
   const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
   if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error))) {
@@ -89,7 +103,7 @@ export function describeStatus(
 
 function serverMessage(error: ErrorObject): string {
   const message = error.message;
-  return oneLine(typeof message === 'string' ? message : message === undefined ? '' : JSON.stringify(message));
+  return oneLine(typeof message === 'string' ? message : message === undefined || message === null ? '' : JSON.stringify(message));
 }
 
 /** `retry-after-ms` (OpenAI), then `retry-after` in seconds or as an HTTP date. */

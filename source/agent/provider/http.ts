@@ -2,9 +2,12 @@
  * Requests through `node:http` / `node:https`, not `fetch`. Node loads undici (its fetch) on first
  * use, and with it most of what `nib -p` did before its first request: through node:http that
  * path is ~23 ms and ~30 ms of CPU shorter (bench/startup.mjs), and a streamed answer is read as
- * Node chunks rather than through web streams.
+ * Node chunks rather than through web streams. What fetch did that matters here is done here too:
+ * redirects are followed, a compressed body is decoded, and a kept-alive connection the server
+ * closed meanwhile is tried again once.
  */
-import type {IncomingMessage} from 'node:http';
+import type {ClientRequest, IncomingMessage} from 'node:http';
+import type {Readable} from 'node:stream';
 
 /** Header lookup, as `Headers#get` (names in any case). */
 export type HeaderGet = {get(name: string): string | null};
@@ -21,24 +24,65 @@ export type Answer = {
   close(): void;
 };
 
+export type SendInit = {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+};
+
+/** As fetch: at most this many redirects in a row. */
+const MAX_REDIRECTS = 20;
+
 /** The module for a URL's protocol. Not `import('node:http')`: its ESM facade reads every export, and one of them loads undici. */
 export function httpModule(url: string): typeof import('node:http') {
-  return process.getBuiltinModule(url.startsWith('https:') ? 'node:https' : 'node:http') as typeof import('node:http');
+  return process.getBuiltinModule(isHttps(url) ? 'node:https' : 'node:http') as typeof import('node:http');
+}
+
+function isHttps(url: string): boolean {
+  try {
+    return new URL(url).protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Sends one request; resolves once the status and headers are in, rejects when the connection
- * fails or `signal` aborts (the body's reads reject then too).
+ * fails or `signal` aborts (the body's reads reject then too). Redirects are followed as fetch
+ * follows them: 307 and 308 keep the method and body, the others turn a POST into a GET; the
+ * key is not sent to another origin.
  */
-export function send(
-  url: string,
-  init: {method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal},
-): Promise<Answer> {
+export async function send(url: string, init: SendInit): Promise<Answer> {
+  let target = url;
+  let {method, body} = init;
+  let headers = {...init.headers};
+  for (let hop = 0; ; hop++) {
+    const answer = await sendOnce(target, {method, headers, signal: init.signal, ...(body === undefined ? {} : {body})});
+    const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
+    if (location === null || hop === MAX_REDIRECTS) return answer;
+    answer.close();
+    const next = new URL(location, target);
+    if (next.origin !== new URL(target).origin) {
+      const {authorization: _dropped, ...rest} = headers;
+      headers = rest;
+    }
+    if (answer.status !== 307 && answer.status !== 308 && method === 'POST') {
+      method = 'GET';
+      body = undefined;
+      const {'content-type': _type, ...rest} = headers;
+      headers = rest;
+    }
+    target = next.href;
+  }
+}
+
+function sendOnce(url: string, init: SendInit, retried = false): Promise<Answer> {
   const {method, body, signal} = init;
   const headers = body === undefined ? init.headers : {...init.headers, 'content-length': String(Buffer.byteLength(body))};
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const request = httpModule(url).request(url, {method, headers});
+    const request: ClientRequest = httpModule(url).request(url, {method, headers});
     // Not the request's own `signal` option: that stays armed after the body is read, and an abort
     // then raised an error nobody listened for. This one is removed when the answer closes.
     const abort = () => request.destroy(signal.reason);
@@ -49,8 +93,14 @@ export function send(
       response.on('error', () => {});
       resolve(answerOf(response, release));
     });
-    request.on('error', error => {
+    request.on('error', (error: NodeJS.ErrnoException) => {
       release();
+      // A kept-alive connection the server closed while it sat idle: the request never reached
+      // it, so it goes once more on a new connection (what Node's documentation advises).
+      if (!retried && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted) {
+        sendOnce(url, init, true).then(resolve, reject);
+        return;
+      }
       reject(error);
     });
     request.end(body);
@@ -59,15 +109,22 @@ export function send(
 
 function answerOf(response: IncomingMessage, release: () => void): Answer {
   const status = response.statusCode ?? 0;
-  response.setEncoding('utf8');
-  const pieces = response[Symbol.asyncIterator]() as AsyncIterator<string>;
+  const body = decoded(response);
+  body.setEncoding('utf8');
+  const pieces = body[Symbol.asyncIterator]() as AsyncIterator<string>;
   let first = true;
   // A body that has all arrived is drained, which leaves the connection to the agent for the
-  // next request; one still arriving is cut.
+  // next request; one still arriving is cut. (The iterator's own listener stops resume() from
+  // draining it, so what is buffered is read out first.)
   const close = () => {
     release();
-    if (response.complete) response.resume();
-    else response.destroy();
+    if (response.complete) {
+      while (body.read() !== null);
+      body.resume();
+    } else {
+      response.destroy();
+      if (body !== response) body.destroy();
+    }
   };
   const read = async (): Promise<string | null> => {
     const next = await pieces.next();
@@ -100,4 +157,26 @@ function answerOf(response: IncomingMessage, release: () => void): Answer {
     },
     close,
   };
+}
+
+/** The body without its content encoding (gzip, deflate, br), as fetch gives it. */
+function decoded(response: IncomingMessage): Readable {
+  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return response;
+  const zlib = process.getBuiltinModule('node:zlib') as typeof import('node:zlib');
+  // Flushed as it arrives: a compressed event stream still streams.
+  const flush = {flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH};
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip(flush)
+      : encoding === 'deflate'
+        ? zlib.createInflate(flush)
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress({flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH})
+          : null;
+  if (decoder === null) return response;
+  // A cut body or bad data rejects the read that meets it.
+  response.on('error', error => decoder.destroy(error));
+  decoder.on('error', () => {});
+  return response.pipe(decoder);
 }

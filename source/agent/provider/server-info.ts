@@ -33,6 +33,7 @@ export type ProbeOptions = {
   model?: string;
   /** Per request; the whole probe is a handful of requests, most in parallel. */
   timeoutMs?: number;
+  /** A stand-in for the network, for tests; the probe goes through node:http(s) otherwise. */
   fetch?: typeof fetch;
   signal?: AbortSignal;
 };
@@ -62,6 +63,27 @@ function isHostedProvider(baseURL: string): boolean {
 }
 
 /**
+ * This machine or a private network: loopback, the private and link-local ranges (and CGNAT,
+ * which Tailscale uses), `.local` names and names without a dot (a container's service name).
+ */
+export function onLocalNetwork(baseURL: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
+  if (host.includes(':')) return host === '::1' || /^f[cd]/.test(host) || host.startsWith('fe80:');
+  const octets = host.split('.').map(Number);
+  if (octets.length === 4 && octets.every(part => Number.isInteger(part) && part >= 0 && part <= 255)) {
+    const [a, b] = octets as [number, number];
+    return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return !host.includes('.');
+}
+
+/**
  * A hosted provider's well-known model has its window in the table: known before any request.
  * Not a local server's (it may serve a model under the same name with a much smaller window), nor
  * OpenRouter's, whose list names each route's window (the table's prefixes overstate some).
@@ -76,8 +98,9 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   const root = base.replace(/\/v1$/, '');
   const get = (url: string, body?: unknown) => getJson(url, options, body);
   // The local servers' own routes (below) are asked beside the model list when the model is
-  // known: one round trip before print mode's first request instead of two.
-  const local = isHostedProvider(base) ? null : options.model ? localRoutes(root, get) : undefined;
+  // known and the server is on this machine or this network: one round trip before print mode's
+  // first request instead of two. Anywhere else they are asked only if the list says nothing.
+  const local = isHostedProvider(base) ? null : options.model && onLocalNetwork(base) ? localRoutes(root, get) : undefined;
 
   const listing = await get(`${base}/models`);
   const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isObject) : null;
@@ -159,40 +182,30 @@ function ollamaBeforeLoad(shown: Json | null): Pick<ServerInfo, 'window' | 'sour
 async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<Json | null> {
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 1500)];
   if (options.signal) signals.push(options.signal);
-  const headers: Record<string, string> = {accept: 'application/json'};
+  // Compressed, as fetch asks: OpenRouter's model list is a few MB, within the same deadline.
+  const headers: Record<string, string> = {accept: 'application/json', 'accept-encoding': 'gzip, deflate, br'};
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const signal = AbortSignal.any(signals);
+  const text = body === undefined ? undefined : JSON.stringify(body);
   try {
+    if (options.fetch) {
+      const response = await options.fetch(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
+        return null;
+      }
+      return jsonObject(await response.text());
+    }
     // Through node:http(s), as the chat request goes (http.ts says why): the keep-alive connection
     // the probe opens is the one the first request then uses (one TLS handshake less).
-    if (!options.fetch) {
-      const answer = await httpJson(url, headers, body, signal);
-      if (answer !== 'redirect') return answer;
-    }
-    const response = await (options.fetch ?? globalThis.fetch)(url, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers,
-      ...(body === undefined ? {} : {body: JSON.stringify(body)}),
-      signal,
-    });
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
-      return null;
-    }
-    return jsonObject(await response.text());
+    const answer = await send(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
+    // Read to its end either way, so the connection stays open for the next request.
+    const read = await answer.text(MAX_ANSWER);
+    return answer.ok ? jsonObject(read) : null;
   } catch {
     return null;
   }
-}
-
-/** One request through node:http(s); 'redirect' for a 3xx, which fetch follows (so it is asked again). */
-async function httpJson(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<Json | null | 'redirect'> {
-  const answer = await send(url, {method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : {body: JSON.stringify(body)}), signal});
-  // Read to its end either way, so the connection stays open for the next request.
-  const text = await answer.text(MAX_ANSWER);
-  if (answer.ok) return jsonObject(text);
-  return answer.status >= 300 && answer.status < 400 ? 'redirect' : null;
 }
 
 /** The body as a JSON object (a leading BOM dropped, as fetch's text() does), else null. */

@@ -1,6 +1,8 @@
+import {createServer} from 'node:http';
+import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
 import {createProvider, type ProviderOptions} from '../../../source/agent/provider/client.js';
-import {retryAfter} from '../../../source/agent/provider/errors.js';
+import {connectionFailure, retryAfter} from '../../../source/agent/provider/errors.js';
 import type {AssistantTurn, ProviderEvent, ToolDefinition} from '../../../source/core/chat.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from '../../support/openai-server.js';
 import {sse} from '../../support/sse.js';
@@ -285,6 +287,29 @@ describe('createProvider', () => {
     expect(turn.error).toBe(`no data from ${server.url} for 0.3 s`);
   });
 
+  it('an error status whose body stalls: an abort is "aborted" and silence is the idle timeout, not the status', async () => {
+    // Headers of a 503, then part of its body, then nothing.
+    const stalled = createServer((request, response) => {
+      request.resume();
+      response.writeHead(503);
+      response.write('{"error":');
+    });
+    await new Promise<void>(resolve => stalled.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}/v1`;
+    try {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const aborted = await run(url, {signal: controller.signal, idleTimeoutMs: 5000});
+      expect(aborted.turn).toMatchObject({aborted: true, error: 'aborted'});
+      const silent = await run(url, {idleTimeoutMs: 200});
+      expect(silent.turn.error).toBe(`no data from ${url} for 0.2 s`);
+      expect(silent.events.some(event => event.type === 'retry')).toBe(false);
+    } finally {
+      stalled.closeAllConnections();
+      await new Promise(resolve => stalled.close(resolve));
+    }
+  });
+
   it('a slow consumer does not count as silence', async () => {
     const server = await serve([sse.text('one two three four five six', {chunkSize: 3})]);
     const provider = createProvider({baseURL: server.url, apiKey: KEY, model: 'm', idleTimeoutMs: 100});
@@ -398,6 +423,19 @@ describe('createProvider', () => {
     const {turn} = await run(server, {signal: AbortSignal.abort()});
     expect(server.requests).toHaveLength(0);
     expect(turn.aborted).toBe(true);
+  });
+});
+
+describe('connectionFailure', () => {
+  const failed = (code: string, message: string) => connectionFailure('https://llm.example.com/v1', Object.assign(new Error(message), {code}));
+
+  it('a dropped or refused connection is retried; TLS refusals are not, and each says what to check', () => {
+    expect(failed('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:443')).toEqual({message: 'cannot reach https://llm.example.com/v1 (connect ECONNREFUSED 10.0.0.1:443)', retryable: true});
+    expect(failed('UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'unable to get local issuer certificate')).toMatchObject({retryable: false, message: expect.stringContaining('NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca')});
+    expect(failed('CERT_HAS_EXPIRED', 'certificate has expired')).toMatchObject({retryable: false, message: expect.stringContaining("check this machine's clock")});
+    expect(failed('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames")).toMatchObject({retryable: false, message: expect.stringContaining('names another host')});
+    expect(failed('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number')).toMatchObject({retryable: false, message: expect.stringContaining('http://')});
+    expect(failed('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'certificate required')).toMatchObject({retryable: false, message: expect.not.stringContaining('NODE_EXTRA_CA_CERTS')});
   });
 });
 

@@ -1,7 +1,8 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http';
+import {gzipSync} from 'node:zlib';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, it} from 'vitest';
-import {send} from '../../../source/agent/provider/http.js';
+import {httpModule, send} from '../../../source/agent/provider/http.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -89,5 +90,79 @@ describe('send', () => {
     const {url} = await serve(() => {});
     await new Promise(resolve => servers.pop()!.close(resolve));
     await expect(send(url, {method: 'GET', headers: {}, signal: AbortSignal.timeout(5000)})).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('follows redirects as fetch does: 307/308 keep the POST and its body, 303 turns it into a GET; the key stays with its origin', async () => {
+    const other = await serve((request, response) => {
+      response.end(JSON.stringify({method: request.method, authorization: request.headers.authorization ?? null}));
+    });
+    const seen: string[] = [];
+    const {url} = await serve((request, response) => {
+      let body = '';
+      request.on('data', (part: Buffer) => (body += part.toString('utf8')));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${body}`);
+        if (request.url === '/v1/chat/completions') return void response.writeHead(308, {location: '/api/v1/chat/completions'}).end();
+        if (request.url === '/see-other') return void response.writeHead(303, {location: '/landed'}).end();
+        if (request.url === '/away') return void response.writeHead(307, {location: `${other.url}/there`}).end();
+        response.end(`${request.method} ${body}`);
+      });
+    });
+    const post = (path: string) => send(`${url}${path}`, {method: 'POST', headers: {authorization: 'Bearer k'}, body: '{"a":1}', signal: AbortSignal.timeout(5000)});
+    expect(await (await post('/v1/chat/completions')).text(1000)).toBe('POST {"a":1}');
+    expect(await (await post('/see-other')).text(1000)).toBe('GET ');
+    expect(JSON.parse(await (await post('/away')).text(1000))).toEqual({method: 'POST', authorization: null});
+    expect(seen).toEqual(['POST /v1/chat/completions {"a":1}', 'POST /api/v1/chat/completions {"a":1}', 'POST /see-other {"a":1}', 'GET /landed ', 'POST /away {"a":1}']);
+  });
+
+  it('a gzip body, sent in pieces, is read decoded as it arrives', async () => {
+    const packed = gzipSync('data: {"a":"é"}\n\n'.repeat(50));
+    const {url} = await serve((_request, response) => {
+      response.writeHead(200, {'content-encoding': 'gzip'});
+      response.write(packed.subarray(0, 20));
+      setTimeout(() => response.end(packed.subarray(20)), 10);
+    });
+    const answer = await send(url, {method: 'GET', headers: {'accept-encoding': 'gzip'}, signal: AbortSignal.timeout(5000)});
+    expect((await readAll(answer)).join('')).toBe('data: {"a":"é"}\n\n'.repeat(50));
+  });
+
+  it('a body that all arrived while nobody read it is drained on close, so the next request reuses the connection', async () => {
+    const {url, ports} = await serve((_request, response) => {
+      response.writeHead(200);
+      response.write('data: [DONE]\n\n');
+      setTimeout(() => response.end(': trailing\n\n'), 5);
+    });
+    const first = await send(url, {method: 'GET', headers: {}, signal: AbortSignal.timeout(5000)});
+    expect(await first.read()).toBe('data: [DONE]\n\n');
+    // The reader stopped at [DONE]; the rest of the body arrives while it is busy elsewhere.
+    await new Promise(resolve => setTimeout(resolve, 50));
+    first.close();
+    await new Promise(resolve => setTimeout(resolve, 20));
+    const second = await send(url, {method: 'GET', headers: {}, signal: AbortSignal.timeout(5000)});
+    await second.text(1000);
+    expect(ports[1]).toBe(ports[0]);
+  });
+
+  it('a kept-alive connection the server dropped is tried again once, on a new connection', async () => {
+    let served = 0;
+    const {url, ports} = await serve((request, response) => {
+      served++;
+      // The second request on the first connection: the server had closed it (as an idle timeout
+      // does just as the client reuses it).
+      if (served === 2) return void request.socket.destroy();
+      response.end(`answer ${served}`);
+    });
+    const first = await send(url, {method: 'GET', headers: {}, signal: AbortSignal.timeout(5000)});
+    expect(await first.text(100)).toBe('answer 1');
+    await new Promise(resolve => setTimeout(resolve, 20));
+    const second = await send(url, {method: 'POST', headers: {}, body: 'x', signal: AbortSignal.timeout(5000)});
+    expect(await second.text(100)).toBe('answer 3');
+    expect(ports[1]).toBe(ports[0]);
+    expect(ports[2]).not.toBe(ports[0]);
+  });
+
+  it('the scheme decides the module in any case', () => {
+    expect(httpModule('HTTPS://api.example.com/v1')).toBe(process.getBuiltinModule('node:https'));
+    expect(httpModule('http://127.0.0.1/v1')).toBe(process.getBuiltinModule('node:http'));
   });
 });

@@ -1,7 +1,7 @@
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, test} from 'vitest';
-import {probeServer, tableWindow} from '../../../source/agent/provider/server-info.js';
+import {onLocalNetwork, probeServer, tableWindow} from '../../../source/agent/provider/server-info.js';
 import {createProvider} from '../../../source/agent/provider/client.js';
 import {knownWindow} from '../../../source/agent/provider/known-windows.js';
 import {readContextRefusal} from '../../../source/agent/provider/refusal.js';
@@ -126,6 +126,13 @@ describe('the window from the server', () => {
       raw.closeAllConnections();
       await new Promise(resolve => raw.close(resolve));
     }
+  });
+
+  test('which servers are on this machine or a private network (their routes are asked beside the list)', () => {
+    const local = ['http://127.0.0.1:11434/v1', 'http://localhost:8080/v1', 'http://[::1]:8080/v1', 'http://10.0.0.5/v1', 'http://192.168.1.20:1234/v1', 'http://172.20.0.3:8000/v1', 'http://100.101.102.103:11434/v1', 'http://gpu-box.local:8080/v1', 'http://ollama:11434/v1', 'http://[fd12::5]:8000/v1'];
+    const remote = ['https://api.together.xyz/v1', 'http://172.32.0.1/v1', 'http://8.8.8.8/v1', 'https://llm.example.com/v1', 'not a url'];
+    expect(local.filter(url => !onLocalNetwork(url))).toEqual([]);
+    expect(remote.filter(url => onLocalNetwork(url))).toEqual([]);
   });
 
   test('plain http, as fetch would: a redirect is followed, a BOM dropped; a server that never answers is unknown once the deadline passes', async () => {
