@@ -56,11 +56,17 @@ test('a turn without a snapshot offers the conversation only, and says why', asy
   await waitFor(() => expect(picked).toEqual([[3, 'conversation']]));
 });
 
-test('the step that rewinds ignores keys typed ahead: an Enter right after the one that picked the prompt takes nothing back', async () => {
+/** On a clock the test moves: turn 2 picked, its last step (the one that rewinds) on screen. */
+async function atLastStep() {
   const clock = {time: 1_000};
-  const {lastFrame, type, picked} = setup(clock);
-  await type(keys.up, keys.enter);
-  await waitFor(() => expect(plain(lastFrame())).toContain('1. conversation and files'));
+  const app = setup(clock);
+  await app.type(keys.up, keys.enter);
+  await waitFor(() => expect(plain(app.lastFrame())).toContain('1. conversation and files'));
+  return {...app, clock};
+}
+
+test('the step that rewinds ignores keys typed ahead: an Enter right after the one that picked the prompt takes nothing back', async () => {
+  const {lastFrame, type, picked, clock} = await atLastStep();
   expect(plain(lastFrame())).not.toContain('enter rewind');
   clock.time += 100;
   await type(keys.enter);
@@ -80,10 +86,7 @@ test('the step that rewinds ignores keys typed ahead: an Enter right after the o
 });
 
 test('letters typed during the wait restart it: someone still typing rewinds nothing with the Enter that ends their line', async () => {
-  const clock = {time: 1_000};
-  const {lastFrame, type, picked} = setup(clock);
-  await type(keys.up, keys.enter);
-  await waitFor(() => expect(plain(lastFrame())).toContain('1. conversation and files'));
+  const {lastFrame, type, picked, clock} = await atLastStep();
   for (const key of ['f', 'i', 'x', ' ', 'i', 't']) {
     clock.time += 100;
     await type(key);
