@@ -158,19 +158,27 @@ export function bwrapArgs(policy: {
 export async function startSandbox(options: SandboxOptions, root: string, env: NodeJS.ProcessEnv, bwrap = 'bwrap'): Promise<SandboxStart> {
   if (options.setting === 'off') return {ok: true, sandbox: null, notice: null};
   if (process.platform !== 'linux') return unavailable(options, `the sandbox needs Linux (this is ${process.platform})`);
-  const tmp = await mkdtemp(join(tmpdir(), 'nib-sandbox-'));
   const hidden = secretPaths(env, options.hide)
     .filter(path => existsSync(path))
     .map(path => ({path, directory: isDirectory(path)}));
   const runtime = runtimeDirs(env);
-  const policy = {root, tmp, hidden, network: options.network, runtime, kept: keptFromRuntime(runtime, options.network)};
-  const argsNow = () => bwrapArgs({...policy, readOnly: protectedPaths(root)});
+  const policy = {root, hidden, network: options.network, runtime, kept: keptFromRuntime(runtime, options.network)};
+  // The commands' /tmp is made with the probe, when the first command needs it: a session that
+  // runs none (most print runs) leaves nothing behind, even when it is killed.
+  let tmp = '';
+  const argsNow = () => bwrapArgs({...policy, tmp, readOnly: protectedPaths(root)});
   let probed: Promise<string | null> | undefined;
   const probe = () =>
-    (probed ??= runProbe(bwrap, [...argsNow(), '--', 'true']).then(async problem => {
+    (probed ??= (async () => {
+      try {
+        tmp = await mkdtemp(join(tmpdir(), 'nib-sandbox-'));
+      } catch (error) {
+        return `cannot make its /tmp in ${tmpdir()} (${error instanceof Error ? error.message : String(error)})`;
+      }
+      const problem = await runProbe(bwrap, [...argsNow(), '--', 'true']);
       if (problem !== null) await rm(tmp, {recursive: true, force: true});
       return problem;
-    }));
+    })());
   // `on` must fail before anything runs. `auto` finds out when the first command asks: a bwrap
   // run at start competes with the first request for the CPU, and many sessions run no command.
   if (options.setting === 'on') {
@@ -188,7 +196,7 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
     network: options.network,
     close: async () => {
       await probed;
-      await rm(tmp, {recursive: true, force: true});
+      if (tmp) await rm(tmp, {recursive: true, force: true});
     },
   };
   return {ok: true, notice: null, sandbox};

@@ -1,4 +1,4 @@
-import {mkdir, mkdtemp, realpath, rm, symlink, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
@@ -111,6 +111,32 @@ describe('startSandbox', () => {
     expect(auto.ok && (await auto.sandbox?.ready())).toMatch(/bwrap does not work here \(bwrap: No permissions to create new namespace\)/);
     const on = await startSandbox({setting: 'on', network: false, hide: []}, root, {}, fake);
     expect(on.ok).toBe(false);
+  });
+
+  test("the commands' /tmp is made when the first command needs it, and removed at close; a session that runs none leaves nothing", async () => {
+    const fake = join(root, 'bwrap');
+    await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
+    const temp = join(root, 'temp');
+    await mkdir(temp);
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = temp;
+    try {
+      const idle = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
+      if (!idle.ok || !idle.sandbox) throw new Error('expected a sandbox');
+      expect(await readdir(temp)).toEqual([]);
+      await idle.sandbox.close();
+      const used = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
+      if (!used.ok || !used.sandbox) throw new Error('expected a sandbox');
+      expect(await used.sandbox.ready()).toBeNull();
+      const [made] = await readdir(temp);
+      expect(made).toMatch(/^nib-sandbox-/);
+      expect(used.sandbox.wrap(['true']).join(' ')).toContain(`--bind ${join(temp, made!)} /tmp`);
+      await used.sandbox.close();
+      expect(await readdir(temp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
   });
 
   test('only existing secret paths are hidden (bwrap cannot mount over what is not there)', async () => {
