@@ -103,12 +103,12 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: {
       if (key.escape) return onBack();
       if (key.upArrow) return setScope(index => Math.max(0, index - 1));
       if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
-      // Every other key counts toward the wait, so someone still typing (a prompt they think is
-      // back in the box) rewinds nothing with the Enter that ends it.
-      const ignored = grace.ignoreEarly(Math.max(1, [...input].length));
-      if (ignored > 0) return setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this choice was ready: pause, then press enter.`);
       const digit = Number(input);
       const choice = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
+      // Any other key restarts the wait, even once keys count: someone typing a line (a prompt
+      // they think is back in the box) rewinds nothing with a digit in it or the Enter that ends it.
+      const ignored = grace.ignoreEarly(Math.max(1, [...input].length), choice === null);
+      if (ignored > 0) return setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed at this choice: pause, then press enter.`);
       // Once: a second Enter in the same read must not rewind twice.
       if (choice === null || picked.current) return;
       picked.current = true;

@@ -14,9 +14,11 @@ export type KeyGrace = {
   /**
    * Call for every key read before acting on it. 0: the keys count. Otherwise they came too early
    * and must decide nothing; the answer is how many keys were ignored so far, for the message.
-   * An early key restarts the wait, so a person still typing never answers the prompt.
+   * An early key restarts the wait, so a person still typing never answers the prompt. `typing`:
+   * keys that answer nothing here (letters at a choice of Enter and digits), which count as early
+   * whenever they come, so the Enter that ends a typed line answers nothing either.
    */
-  readonly ignoreEarly: (keys: number) => number;
+  readonly ignoreEarly: (keys: number, typing?: boolean) => number;
 };
 
 /**
@@ -52,13 +54,13 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   }, [isReady, graceMs, now]);
 
   const ignoreEarly = useCallback(
-    (keys: number) => {
+    (keys: number, typing = false) => {
       const time = now();
       // Keys count once the hints saying so are drawn (a key handler sees the render it was
       // committed with), not merely once the clock says so: keys typed while the event loop was
       // held (a module loading, a collection) are read at its end, past the wait, and must not
       // pass for an answer after a pause.
-      if (isReady && time - quietSince.current >= graceMs) return 0;
+      if (!typing && isReady && time - quietSince.current >= graceMs) return 0;
       quietSince.current = time;
       ignored.current += keys;
       setReady(false);

@@ -70,7 +70,7 @@ test('the step that rewinds ignores keys typed ahead: an Enter right after the o
   expect(plain(lastFrame())).not.toContain('enter rewind');
   clock.time += 100;
   await type(keys.enter);
-  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 1 key typed before this choice was ready: pause, then press enter.'));
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 1 key typed at this choice: pause, then press enter.'));
   clock.time += 100;
   await type('3');
   await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 2 keys'));
@@ -95,4 +95,17 @@ test('letters typed during the wait restart it: someone still typing rewinds not
   await type(keys.enter);
   await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 7 keys'));
   expect(picked).toEqual([]);
+});
+
+test('a line typed after the wait rewinds nothing either: not with a digit in it, not with the Enter that ends it', async () => {
+  const {lastFrame, type, picked, clock} = await atLastStep();
+  clock.time += 400;
+  await waitFor(() => expect(plain(lastFrame())).toContain('enter rewind'));
+  for (const key of ['a', 'd', 'd', ' ', '3', ' ', 't', 'e', 's', 't', 's', keys.enter]) {
+    clock.time += 100;
+    await type(key);
+  }
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 12 keys'));
+  expect(picked).toEqual([]);
+  expect(plain(lastFrame())).not.toContain('enter rewind');
 });

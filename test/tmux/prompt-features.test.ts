@@ -105,7 +105,7 @@ describe('at the prompt, in a real terminal', () => {
     await term.waitForText('1. conversation and files');
     // An Enter sent at once (as a second, typed-ahead Enter would be) rewinds nothing.
     await term.send('Enter');
-    await term.waitForText('Ignored 1 key typed before this choice was ready');
+    await term.waitForText('Ignored 1 key typed at this choice');
     await session.waitForFile('made.txt', text => text === 'made\n');
     await term.waitForText('enter rewind');
     await term.send('Enter');

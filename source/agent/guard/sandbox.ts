@@ -166,10 +166,13 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
   // The commands' /tmp is made with the probe, when the first command needs it: a session that
   // runs none (most print runs) leaves nothing behind, even when it is killed.
   let tmp = '';
+  let closed = false;
   const argsNow = () => bwrapArgs({...policy, tmp, readOnly: protectedPaths(root)});
   let probed: Promise<string | null> | undefined;
   const probe = () =>
     (probed ??= (async () => {
+      // A command that reaches the sandbox as the session closes would make a /tmp nothing removes.
+      if (closed) return 'the session is closing';
       try {
         tmp = await mkdtemp(join(tmpdir(), 'nib-sandbox-'));
       } catch (error) {
@@ -195,6 +198,7 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
     wrap: argv => [bwrap, ...argsNow(), '--', ...argv],
     network: options.network,
     close: async () => {
+      closed = true;
       await probed;
       if (tmp) await rm(tmp, {recursive: true, force: true});
     },

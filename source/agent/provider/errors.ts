@@ -41,18 +41,18 @@ export function connectionFailure(baseURL: string, error: unknown): Failure {
     case 'UNABLE_TO_GET_ISSUER_CERT':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-      return failure(
-        `its certificate is not trusted. NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it${cause.includes('--use-system-ca') ? '' : "; NODE_OPTIONS=--use-system-ca trusts the system's"}`,
-      );
+      return failure("its certificate is not trusted. NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_USE_SYSTEM_CA=1 trusts the system's store");
     case 'CERT_HAS_EXPIRED':
     case 'CERT_NOT_YET_VALID':
       return failure("its certificate is outside its dates: check this machine's clock, or renew the server's certificate");
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return failure('its certificate names another host: check the host in the base URL');
-    case 'ERR_SSL_WRONG_VERSION_NUMBER':
-      return failure('it does not speak TLS there: check whether the base URL should start with http://');
   }
-  if (typeof code === 'string' && /CERT|ERR_SSL|ERR_TLS/.test(code)) return failure('TLS failed; check the base URL and the server');
+  // An https:// URL to a server that speaks plain http (OpenSSL reads its answer as a TLS record).
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && /wrong version number|packet length too long/i.test(cause))) {
+    return failure('it does not speak TLS there: check whether the base URL should start with http://');
+  }
+  if (typeof code === 'string' && /CERT/.test(code)) return failure('TLS refused its certificate; check the base URL and the server');
   return {message: `cannot reach ${baseURL} (${cause})`, retryable: true};
 }
 

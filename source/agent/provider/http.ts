@@ -3,8 +3,8 @@
  * use, and with it most of what `nib -p` did before its first request: through node:http that
  * path is ~23 ms and ~30 ms of CPU shorter (bench/startup.mjs), and a streamed answer is read as
  * Node chunks rather than through web streams. What fetch did that matters here is done here too:
- * redirects are followed, a compressed body is decoded, and a kept-alive connection the server
- * closed meanwhile is tried again once.
+ * redirects are followed, a compressed body is decoded, and a GET on a kept-alive connection the
+ * server closed meanwhile is tried again once.
  */
 import type {ClientRequest, IncomingMessage} from 'node:http';
 import type {Readable} from 'node:stream';
@@ -59,10 +59,10 @@ export async function send(url: string, init: SendInit): Promise<Answer> {
   let headers = {...init.headers};
   for (let hop = 0; ; hop++) {
     const answer = await sendOnce(target, {method, headers, signal: init.signal, ...(body === undefined ? {} : {body})});
-    const location = answer.status >= 300 && answer.status < 400 ? answer.headers.get('location') : null;
-    if (location === null || hop === MAX_REDIRECTS) return answer;
+    const next = answer.status >= 300 && answer.status < 400 ? redirectTarget(answer.headers.get('location'), target) : null;
+    // No place to go (or one that is not http): the 3xx itself is the answer, explained as a status.
+    if (next === null || hop === MAX_REDIRECTS) return answer;
     answer.close();
-    const next = new URL(location, target);
     if (next.origin !== new URL(target).origin) {
       const {authorization: _dropped, ...rest} = headers;
       headers = rest;
@@ -77,6 +77,16 @@ export async function send(url: string, init: SendInit): Promise<Answer> {
   }
 }
 
+function redirectTarget(location: string | null, from: string): URL | null {
+  if (location === null) return null;
+  try {
+    const next = new URL(location, from);
+    return next.protocol === 'http:' || next.protocol === 'https:' ? next : null;
+  } catch {
+    return null;
+  }
+}
+
 function sendOnce(url: string, init: SendInit, retried = false): Promise<Answer> {
   const {method, body, signal} = init;
   const headers = body === undefined ? init.headers : {...init.headers, 'content-length': String(Buffer.byteLength(body))};
@@ -88,16 +98,20 @@ function sendOnce(url: string, init: SendInit, retried = false): Promise<Answer>
     const abort = () => request.destroy(signal.reason);
     const release = () => signal.removeEventListener('abort', abort);
     signal.addEventListener('abort', abort, {once: true});
+    let answered = false;
     request.on('response', response => {
+      answered = true;
       // A cut body rejects the read that meets it; once nobody reads, an error has no one to tell.
       response.on('error', () => {});
       resolve(answerOf(response, release));
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       release();
-      // A kept-alive connection the server closed while it sat idle: the request never reached
-      // it, so it goes once more on a new connection (what Node's documentation advises).
-      if (!retried && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted) {
+      // A kept-alive connection the server closed while it sat idle: a GET goes once more on a new
+      // connection (what Node's documentation advises). Not a POST: the server may have received
+      // it, and a chat request sent twice is answered (and billed) twice; the provider's own
+      // retry, which the person sees, decides about that one.
+      if (!retried && !answered && method === 'GET' && request.reusedSocket && error.code === 'ECONNRESET' && !signal.aborted) {
         sendOnce(url, init, true).then(resolve, reject);
         return;
       }

@@ -69,16 +69,21 @@ function isHostedProvider(baseURL: string): boolean {
 export function onLocalNetwork(baseURL: string): boolean {
   let host: string;
   try {
-    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   } catch {
     return false;
   }
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
-  if (host.includes(':')) return host === '::1' || /^f[cd]/.test(host) || host.startsWith('fe80:');
+  // IPv6: loopback, unspecified (a server "listening on ::"), unique-local, link-local; an IPv4
+  // address written as IPv6 is judged as IPv4.
+  // (URL writes it in hex: ::ffff:7f00:1.)
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (mapped) host = [mapped[1]!, mapped[2]!].flatMap(word => [parseInt(word, 16) >> 8, parseInt(word, 16) & 255]).join('.');
+  else if (host.includes(':')) return host === '::1' || host === '::' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
   const octets = host.split('.').map(Number);
   if (octets.length === 4 && octets.every(part => Number.isInteger(part) && part >= 0 && part <= 255)) {
     const [a, b] = octets as [number, number];
-    return a === 127 || a === 10 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+    return a === 127 || a === 10 || a === 0 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
   }
   return !host.includes('.');
 }

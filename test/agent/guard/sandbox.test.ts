@@ -125,6 +125,9 @@ describe('startSandbox', () => {
       if (!idle.ok || !idle.sandbox) throw new Error('expected a sandbox');
       expect(await readdir(temp)).toEqual([]);
       await idle.sandbox.close();
+      // A command that reaches it after the close is not sandboxed, and makes nothing.
+      expect(await idle.sandbox.ready()).toMatch(/the session is closing/);
+      expect(await readdir(temp)).toEqual([]);
       const used = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
       if (!used.ok || !used.sandbox) throw new Error('expected a sandbox');
       expect(await used.sandbox.ready()).toBeNull();

@@ -431,11 +431,20 @@ describe('connectionFailure', () => {
 
   it('a dropped or refused connection is retried; TLS refusals are not, and each says what to check', () => {
     expect(failed('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:443')).toEqual({message: 'cannot reach https://llm.example.com/v1 (connect ECONNREFUSED 10.0.0.1:443)', retryable: true});
-    expect(failed('UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'unable to get local issuer certificate')).toMatchObject({retryable: false, message: expect.stringContaining('NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_OPTIONS=--use-system-ca')});
+    expect(failed('UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'unable to get local issuer certificate')).toMatchObject({retryable: false, message: expect.stringContaining("NODE_EXTRA_CA_CERTS=/path/to/ca.pem adds the authority that signed it; NODE_USE_SYSTEM_CA=1 trusts the system's store")});
     expect(failed('CERT_HAS_EXPIRED', 'certificate has expired')).toMatchObject({retryable: false, message: expect.stringContaining("check this machine's clock")});
     expect(failed('ERR_TLS_CERT_ALTNAME_INVALID', "Hostname/IP does not match certificate's altnames")).toMatchObject({retryable: false, message: expect.stringContaining('names another host')});
-    expect(failed('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number')).toMatchObject({retryable: false, message: expect.stringContaining('http://')});
     expect(failed('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'certificate required')).toMatchObject({retryable: false, message: expect.not.stringContaining('NODE_EXTRA_CA_CERTS')});
+  });
+});
+
+describe('an https:// base URL on a server that speaks plain http', () => {
+  it('is one line saying so, not retried', async () => {
+    const server = await serve([sse.text('never read')]);
+    const url = server.url.replace('http://', 'https://');
+    const result = await run(url);
+    expect(result.turn.error).toMatch(new RegExp(`^cannot reach ${url.replace(/[.]/g, '\\.')} \\(.*\\): it does not speak TLS there: check whether the base URL should start with http://$`));
+    expect(result.events.some(event => event.type === 'retry')).toBe(false);
   });
 });
 

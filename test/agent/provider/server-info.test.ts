@@ -129,8 +129,8 @@ describe('the window from the server', () => {
   });
 
   test('which servers are on this machine or a private network (their routes are asked beside the list)', () => {
-    const local = ['http://127.0.0.1:11434/v1', 'http://localhost:8080/v1', 'http://[::1]:8080/v1', 'http://10.0.0.5/v1', 'http://192.168.1.20:1234/v1', 'http://172.20.0.3:8000/v1', 'http://100.101.102.103:11434/v1', 'http://gpu-box.local:8080/v1', 'http://ollama:11434/v1', 'http://[fd12::5]:8000/v1'];
-    const remote = ['https://api.together.xyz/v1', 'http://172.32.0.1/v1', 'http://8.8.8.8/v1', 'https://llm.example.com/v1', 'not a url'];
+    const local = ['http://127.0.0.1:11434/v1', 'http://localhost:8080/v1', 'http://[::1]:8080/v1', 'http://10.0.0.5/v1', 'http://192.168.1.20:1234/v1', 'http://172.20.0.3:8000/v1', 'http://100.101.102.103:11434/v1', 'http://gpu-box.local:8080/v1', 'http://ollama:11434/v1', 'http://[fd12::5]:8000/v1', 'http://0.0.0.0:8000/v1', 'http://[::]:8000/v1', 'http://[::ffff:127.0.0.1]:8080/v1', 'http://localhost.:8080/v1', 'http://[fe90::1]:8080/v1'];
+    const remote = ['https://api.together.xyz/v1', 'http://172.32.0.1/v1', 'http://8.8.8.8/v1', 'https://llm.example.com/v1', 'http://[::ffff:8.8.8.8]/v1', 'http://[2001:db8::1]/v1', 'not a url'];
     expect(local.filter(url => !onLocalNetwork(url))).toEqual([]);
     expect(remote.filter(url => onLocalNetwork(url))).toEqual([]);
   });
