@@ -31,6 +31,9 @@ export type SendInit = {
   signal: AbortSignal;
 };
 
+/** How long a body the reader stopped early is given to end before its connection is cut. */
+const END_WAIT_MS = 500;
+
 /** As fetch: at most this many redirects in a row. */
 const MAX_REDIRECTS = 20;
 
@@ -128,17 +131,28 @@ function answerOf(response: IncomingMessage, release: () => void): Answer {
   const pieces = body[Symbol.asyncIterator]() as AsyncIterator<string>;
   let first = true;
   // A body that has all arrived is drained, which leaves the connection to the agent for the
-  // next request; one still arriving is cut. (The iterator's own listener stops resume() from
-  // draining it, so what is buffered is read out first.)
+  // next request. One still arriving (the reader stopped at [DONE], and the body's last bytes are
+  // a read behind) is drained for a moment more, then cut: an https connection kept for the
+  // next turn saves its TLS handshake. (The iterator's own listener stops resume() from
+  // draining, so the buffer is read out by hand.)
   const close = () => {
     release();
-    if (response.complete) {
+    const drain = () => {
       while (body.read() !== null);
+    };
+    if (response.complete) {
+      drain();
       body.resume();
-    } else {
+      return;
+    }
+    const cut = setTimeout(() => {
       response.destroy();
       if (body !== response) body.destroy();
-    }
+    }, END_WAIT_MS);
+    cut.unref();
+    body.on('readable', drain);
+    body.once('close', () => clearTimeout(cut));
+    drain();
   };
   const read = async (): Promise<string | null> => {
     const next = await pieces.next();

@@ -143,6 +143,32 @@ describe('send', () => {
     expect(ports[1]).toBe(ports[0]);
   });
 
+  it('a body whose end comes a moment after [DONE] keeps its connection; one that never ends is cut', async () => {
+    let served = 0;
+    const {url, ports} = await serve((_request, response) => {
+      served++;
+      response.writeHead(200);
+      response.write('data: [DONE]\n\n');
+      // The first ends 30 ms after [DONE]; the second never does.
+      if (served === 1) setTimeout(() => response.end(), 30);
+    });
+    const get = () => send(url, {method: 'GET', headers: {}, signal: AbortSignal.timeout(5000)});
+    const first = await get();
+    expect(await first.read()).toBe('data: [DONE]\n\n');
+    // Stopped at [DONE], before the body's end arrived.
+    first.close();
+    await new Promise(resolve => setTimeout(resolve, 100));
+    const second = await get();
+    expect(await second.read()).toBe('data: [DONE]\n\n');
+    second.close();
+    await new Promise(resolve => setTimeout(resolve, 700));
+    const third = await get();
+    await third.read();
+    third.close();
+    expect(ports[1]).toBe(ports[0]);
+    expect(ports[2]).not.toBe(ports[1]);
+  });
+
   it('a GET on a kept-alive connection the server dropped is tried again once, on a new connection; a POST is not sent twice', async () => {
     let served = 0;
     const seen: string[] = [];
