@@ -1,5 +1,5 @@
 // The entry point. It imports only what argument parsing needs; everything else is loaded with
-// import() when it is needed, so `nib --version` loads no SDK and `nib -p` never loads React.
+// import() when it is needed, so `nib --version` loads no provider and `nib -p` never loads React.
 import module from 'node:module';
 import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';

@@ -130,7 +130,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     renderOptions,
   );
   // Once the first frame is out: the server is asked its window, and the snapshot index and the
-  // SDK load while the person types.
+  // tools load while the person types.
   setImmediate(() => session.warmUp());
   setV8Flags();
   const stopCollecting = safeStdout ? collectWhenIdle({onBusy: listener => session.onBusy(listener), lastActivity: () => safeStdout.lastWriteAt}) : () => {};

@@ -118,8 +118,8 @@ export function retryAfter(headers: HeaderGet | undefined, now = Date.now()): nu
 }
 
 export function causeOf(error: unknown): string {
-  // undici hides the useful part ("connect ECONNREFUSED …", "other side closed") at the bottom
-  // of a chain of wrappers ("Connection error.", "fetch failed", "terminated").
+  // Errors can hide the useful part ("connect ECONNREFUSED …", "other side closed") at the
+  // bottom of a chain of wrappers (fetch's "fetch failed", "terminated", in the probe's tests).
   let deepest: unknown = error;
   for (let depth = 0; depth < 5 && deepest instanceof Error && deepest.cause !== undefined; depth++) {
     deepest = deepest.cause;

@@ -82,9 +82,9 @@ export class AgentSession extends SessionCore {
   }
 
   /**
-   * Background work the first turn needs (the server's window, undo's snapshot index, the SDK,
-   * the tools); the TUI starts it after its first frame, and loads the modules 1.5 s later:
-   * loading holds the event loop ~50-100 ms, which must not land on the first keys typed.
+   * Background work the first turn needs (the server's window, undo's snapshot index, Node's
+   * http(s) module, the tools); the TUI starts it after its first frame, and loads the modules
+   * 1.5 s later: loading holds the event loop, which must not land on the first keys typed.
    */
   warmUp(): void {
     this.store.window.start(this.messages);
