@@ -5,9 +5,10 @@
 //   nib -p, config file  the same with the model named in a config file (which nib validates)
 //   nib -p + MCP         the same with server-everything configured (over stdio): print mode
 //                        waits for it to be ready before the first request
-//   raw SDK script       the floor for the -p rows: bench/raw-sdk.mjs, bundled as nib is, from
+//   raw SDK script       the reference for the -p rows: bench/raw-sdk.mjs, bundled as nib is, from
 //                        spawn to its first request (the openai SDK and Node's fetch loaded, one
-//                        request sent, nothing else)
+//                        request sent, nothing else). nib loads neither (it sends through
+//                        node:http), so this is what a client built the usual way pays, not a floor.
 // Goal: under 60 ms above the floor.  Run: npm run build && npx node bench/startup.mjs
 // NIB_BENCH_BASELINE=path/to/other/dist/cli.js times that build too, interleaved, as a baseline.
 import {build} from 'esbuild';
