@@ -131,15 +131,17 @@ function answerOf(response: IncomingMessage, release: () => void): Answer {
   const pieces = body[Symbol.asyncIterator]() as AsyncIterator<string>;
   let first = true;
   // A body that has all arrived is drained, which leaves the connection to the agent for the
-  // next request. One still arriving (the reader stopped at [DONE], and the body's last bytes are
-  // a read behind) is drained for a moment more, then cut: an https connection kept for the
-  // next turn saves its TLS handshake. (The iterator's own listener stops resume() from
-  // draining, so the buffer is read out by hand.)
+  // next request. One still arriving (the reader stopped early, at [DONE] or a size cap, and the
+  // body's last bytes are a read behind) is drained for a moment more, then cut: an https
+  // connection kept for the next turn saves its TLS handshake. One already cut (an abort, a
+  // reset) has nothing left. (The iterator's own listener stops resume() from draining, so the
+  // buffer is read out by hand.)
   const close = () => {
     release();
     const drain = () => {
       while (body.read() !== null);
     };
+    if (response.destroyed || body.destroyed) return;
     if (response.complete) {
       drain();
       body.resume();
@@ -150,6 +152,8 @@ function answerOf(response: IncomingMessage, release: () => void): Answer {
       if (body !== response) body.destroy();
     }, END_WAIT_MS);
     cut.unref();
+    // Nor does the connection hold the process open meanwhile (the agent refs it again on reuse).
+    response.socket?.unref();
     body.on('readable', drain);
     body.once('close', () => clearTimeout(cut));
     drain();
