@@ -57,7 +57,13 @@ function setup(
   const view = render(<ApprovalPrompt request={request} rows={size.rows} columns={size.columns} onDecision={(decision) => decisions.push(decision)} onEdit={onEdit} {...timing} />);
   const plain = () => stripAnsi(view.lastFrame() ?? '');
   const decided = () => waitFor(() => decisions.length > 0, plain);
-  return {...view, decisions, plain, decided};
+  /** Types `keys`, waits until the prompt shows `shown`: nothing has been decided. */
+  const undecided = async (keys: string, shown: string) => {
+    view.stdin.write(keys);
+    await waitFor(() => plain().includes(shown), plain);
+    expect(decisions).toEqual([]);
+  };
+  return {...view, decisions, plain, decided, undecided};
 }
 
 /** A scripted editor that runs `body` on the file "$1". */
@@ -155,10 +161,8 @@ describe('ApprovalPrompt', () => {
   });
 
   test('keys in one read are taken in order: n then a reason starting with y is still a no', async () => {
-    const {stdin, decisions, decided, plain} = setup(editRequest());
-    stdin.write('nyes, but not now');
-    await waitFor(() => plain().includes('yes, but not now'), plain);
-    expect(decisions).toEqual([]);
+    const {stdin, decisions, decided, undecided} = setup(editRequest());
+    await undecided('nyes, but not now', 'yes, but not now');
     stdin.write('\r');
     await decided();
     expect(decisions).toEqual([{kind: 'no', feedback: 'yes, but not now'}]);
@@ -210,27 +214,21 @@ describe('ApprovalPrompt', () => {
 
   test('e left unchanged (quit without saving) asks again instead of taking it as a yes', async () => {
     const editor = await fakeEditor('touch.sh', 'touch "$1"');
-    const {stdin, decisions, decided, plain} = setup(editRequest(), editor);
-    stdin.write('e');
-    await waitFor(() => plain().includes('No change saved'), plain);
-    expect(decisions).toEqual([]);
+    const {stdin, decisions, decided, undecided} = setup(editRequest(), editor);
+    await undecided('e', 'No change saved');
     stdin.write('y');
     await decided();
     expect(decisions).toEqual([{kind: 'yes'}]);
   });
 
   test('a burst of typed-ahead text at the choice approves nothing', async () => {
-    const {stdin, decisions, plain} = setup(bashRequest);
-    stdin.write('array');
-    await waitFor(() => plain().includes('were ignored'), plain);
-    expect(decisions).toEqual([]);
+    const {undecided} = setup(bashRequest);
+    await undecided('array', 'were ignored');
   });
 
   test('a bracketed paste is never read as keys; in a reason it is text', async () => {
-    const {stdin, decisions, decided, plain} = setup(bashRequest);
-    stdin.write('\u001B[200~yes\u001B[201~');
-    await waitFor(() => plain().includes('Pasted text is ignored'), plain);
-    expect(decisions).toEqual([]);
+    const {stdin, decisions, decided, plain, undecided} = setup(bashRequest);
+    await undecided('\u001B[200~yes\u001B[201~', 'Pasted text is ignored');
     stdin.write('n');
     await waitFor(() => plain().includes('Why not?'), plain);
     stdin.write('\u001B[200~use the\rmakefile\u001B[201~');
@@ -370,11 +368,9 @@ describe('ApprovalPrompt', () => {
   describe('keys typed ahead', () => {
     test('a key within the grace after the prompt is drawn decides nothing, and the prompt says so', async () => {
       const clock = {time: 1_000};
-      const {stdin, decisions, plain, decided} = setup(bashRequest, noEditor, undefined, clock);
+      const {stdin, decisions, plain, decided, undecided} = setup(bashRequest, noEditor, undefined, clock);
       clock.time += 150;
-      stdin.write('y');
-      await waitFor(() => plain().includes('Ignored 1 key typed before this prompt was ready'), plain);
-      expect(decisions).toEqual([]);
+      await undecided('y', 'Ignored 1 key typed before this prompt was ready');
       // Quiet for the whole grace since the ignored key, and the keys are shown: now a key counts.
       clock.time += 300;
       await waitFor(() => plain().includes('y yes'), plain);
@@ -399,21 +395,17 @@ describe('ApprovalPrompt', () => {
 
     test('keys buffered before the prompt, arriving in its first read, decide nothing', async () => {
       const clock = {time: 0};
-      const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
-      stdin.write('a');
-      await waitFor(() => plain().includes('Ignored 1 key'), plain);
-      expect(decisions).toEqual([]);
+      const {undecided} = setup(bashRequest, noEditor, undefined, clock);
+      await undecided('a', 'Ignored 1 key');
     });
 
     test('a key read after a stall, past the wait but before the keys are shown, decides nothing', async () => {
       // The event loop was held (a module loading): the clock is past the wait, but the timer
       // that shows the keys has not run, and the key typed meanwhile is read first.
       const clock = {time: 0};
-      const {stdin, decisions, plain} = setup(bashRequest, noEditor, undefined, clock);
+      const {undecided} = setup(bashRequest, noEditor, undefined, clock);
       clock.time = 5_000;
-      stdin.write('y');
-      await waitFor(() => plain().includes('Ignored 1 key typed before this prompt was ready'), plain);
-      expect(decisions).toEqual([]);
+      await undecided('y', 'Ignored 1 key typed before this prompt was ready');
     });
 
     test('the key hints appear once keys count', async () => {
@@ -458,10 +450,8 @@ describe('ApprovalPrompt', () => {
     });
 
     test('several keys in one read answer nothing, and it says so', async () => {
-      const {stdin, decisions, plain, decided} = setup(loopRequest);
-      stdin.write('yn');
-      await waitFor(() => plain().includes('Several keys arrived at once and were ignored: press one key.'), plain);
-      expect(decisions).toEqual([]);
+      const {stdin, decisions, decided, undecided} = setup(loopRequest);
+      await undecided('yn', 'Several keys arrived at once and were ignored: press one key.');
       stdin.write('Y');
       await decided();
       expect(decisions).toEqual([{kind: 'yes'}]);
@@ -469,11 +459,9 @@ describe('ApprovalPrompt', () => {
 
     test('keys typed ahead do not answer it either', async () => {
       const clock = {time: 0};
-      const {stdin, decisions, plain, decided} = setup(loopRequest, noEditor, undefined, clock);
+      const {stdin, decisions, plain, decided, undecided} = setup(loopRequest, noEditor, undefined, clock);
       clock.time = 100;
-      stdin.write('y');
-      await waitFor(() => plain().includes('Ignored 1 key typed before this question was ready'), plain);
-      expect(decisions).toEqual([]);
+      await undecided('y', 'Ignored 1 key typed before this question was ready');
       clock.time = 400;
       await waitFor(() => plain().includes('y go on'), plain);
       stdin.write('n');
