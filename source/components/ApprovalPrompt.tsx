@@ -75,7 +75,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
   // The reason is read and extended from a ref, not from render state: keys typed faster than
   // React re-renders would otherwise each extend the same stale text and drop characters.
   const [reason, reasonText, setReason] = useKeyState('');
-  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const grace = useKeyGrace({now, graceMs});
   const ignoreEarly = (keys: number) => {
     const ignored = grace.ignoreEarly(keys);
     if (ignored > 0) setMessage(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed before this prompt was ready: pause, then press one key.`);

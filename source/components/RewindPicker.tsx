@@ -1,7 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useRef, useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useKeyGrace} from '../hooks/use-key-grace.js';
+import {useKeyGrace, type GraceTiming} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 import type {RewindScope} from '../agent/session/agent-session.js';
 
@@ -83,20 +83,18 @@ export function RewindPicker({items, onPick, onCancel, rows, width, isActive = t
  * (a second Enter after the one that picked the prompt) and keys in the short wait after it is
  * drawn rewind nothing, as at every question that changes files (useKeyGrace).
  */
-function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: {
+function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: GraceTiming & {
   chosen: RewindItem;
   onPick: Props['onPick'];
   onBack: () => void;
   width: number;
   isActive: boolean;
-  now: (() => number) | undefined;
-  graceMs: number | undefined;
 }) {
   const theme = useTheme();
   const scopes = chosen.files ? SCOPES : SCOPES.filter(entry => entry.scope === 'conversation');
   const [scope, setScope] = useState(0);
   const [notice, setNotice] = useState<string>();
-  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const grace = useKeyGrace({now, graceMs});
   const picked = useRef(false);
   useInput(
     (input, key) => {

@@ -26,7 +26,10 @@ export type KeyGrace = {
  * prompt appeared, and keys within a short quiet period after it is drawn, are ignored. `now` is
  * injectable so tests decide time instead of sleeping; the timer only redraws the key hints.
  */
-export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () => number; graceMs?: number} = {}): KeyGrace {
+/** The clock and the wait, for tests; undefined takes the defaults, so callers pass their props on as they are. */
+export type GraceTiming = {now?: (() => number) | undefined; graceMs?: number | undefined};
+
+export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: GraceTiming = {}): KeyGrace {
   // Counted from when the key handler is attached, not from the render: under load the two can
   // be far apart, and keys typed in between went to whatever listened before; the first key this
   // prompt sees must not pass for a pause. nib's build has Ink attach it in a layout effect (see
@@ -72,13 +75,10 @@ export function useKeyGrace({now = Date.now, graceMs = KEY_GRACE_MS}: {now?: () 
   return {isReady, ignoreEarly};
 }
 
-export type YesNoOptions = {
+export type YesNoOptions = GraceTiming & {
   readonly isActive?: boolean;
   /** Sees every key first and takes it by returning true (scrolling): never held back. */
   readonly other?: (input: string, key: Key) => boolean;
-  /** The clock and the wait (useKeyGrace), for tests. */
-  readonly now?: (() => number) | undefined;
-  readonly graceMs?: number | undefined;
 };
 
 /**
@@ -86,7 +86,7 @@ export type YesNoOptions = {
  * (useKeyGrace). `isReady` says when to show the keys; `notice`, why keys did nothing.
  */
 export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, other, now, graceMs}: YesNoOptions = {}): {isReady: boolean; notice: string | undefined} {
-  const grace = useKeyGrace({...(now ? {now} : {}), ...(graceMs === undefined ? {} : {graceMs})});
+  const grace = useKeyGrace({now, graceMs});
   const answered = useRef(false);
   const [notice, setNotice] = useState<string>();
   useInput(
