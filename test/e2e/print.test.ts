@@ -118,6 +118,12 @@ describe('nib -p', () => {
     }
   });
 
+  test('OPENAI_ORG_ID and OPENAI_PROJECT_ID go with the request, as the openai SDK sends them', async () => {
+    const result = await nib([sse.text('ok')], ['-p', 'hi'], {OPENAI_ORG_ID: 'org-1', OPENAI_PROJECT_ID: 'proj-1'});
+    expect(result.code).toBe(0);
+    expect(server!.requests[0]!.headers).toMatchObject({'openai-organization': 'org-1', 'openai-project': 'proj-1'});
+  });
+
   test('the prompt can come on stdin', async () => {
     server = await startOpenAiServer([sse.text('pong')]);
     const result = await runNib(sandbox, ['-p', '--base-url', server.url, '--model', 'm'], {stdin: 'ping\n'});

@@ -33,6 +33,8 @@ export type ProviderOptions = {
   idleTimeoutMs?: number;
   /** Attempts before the first token, the first included (default LIMITS.maxAttempts). */
   maxAttempts?: number;
+  /** OpenAI's organization and project headers, for accounts that need them. */
+  account?: {organization?: string | undefined; project?: string | undefined};
   /** Waits between retries; tests pass one that records the delay instead of waiting. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). */
@@ -64,7 +66,7 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   // setTimeout fires at once past 2^31-1 ms; a "wait forever" setting must not mean "never wait".
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? LIMITS.idleTimeoutMs, 2 ** 31 - 1 - 60_000);
   const context: Context = {
-    headers: requestHeaders(options.apiKey),
+    headers: requestHeaders(options.apiKey, options.account),
     options: {
       baseURL,
       apiKey: options.apiKey,

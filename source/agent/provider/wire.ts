@@ -116,19 +116,16 @@ export function completionAsChunk(body: string): Record<string, unknown> | null 
 }
 
 /**
- * What every request sends. The organization and project variables are the ones the `openai`
- * SDK reads, so an OpenAI account set up for it keeps working.
+ * What every request sends. `account` is the OpenAI organization and project
+ * (OPENAI_ORG_ID / OPENAI_PROJECT_ID, the variables the `openai` SDK reads), when set.
  */
-export function requestHeaders(apiKey: string): Record<string, string> {
-  const headers: Record<string, string> = {
+export function requestHeaders(apiKey: string, account: {organization?: string | undefined; project?: string | undefined} = {}): Record<string, string> {
+  return {
     'content-type': 'application/json',
     accept: 'application/json',
     authorization: `Bearer ${apiKey}`,
     'user-agent': `nib/${VERSION}`,
+    ...(account.organization ? {'openai-organization': account.organization} : {}),
+    ...(account.project ? {'openai-project': account.project} : {}),
   };
-  const organization = process.env['OPENAI_ORG_ID'];
-  const project = process.env['OPENAI_PROJECT_ID'];
-  if (organization) headers['openai-organization'] = organization;
-  if (project) headers['openai-project'] = project;
-  return headers;
 }

@@ -95,6 +95,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
         keyEnv: config.keyEnv,
         model,
         idleTimeoutMs: config.idleTimeoutMs,
+        account: {organization: env['OPENAI_ORG_ID'], project: env['OPENAI_PROJECT_ID']},
       }),
     canAsk: options.canAsk,
     maxRounds: config.maxRounds,

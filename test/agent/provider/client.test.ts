@@ -106,14 +106,7 @@ describe('createProvider', () => {
     expect(headers['content-type']).toBe('application/json');
     expect(headers['user-agent']).toBe('nib/dev');
     expect(headers['openai-organization']).toBeUndefined();
-    process.env['OPENAI_ORG_ID'] = 'org-1';
-    process.env['OPENAI_PROJECT_ID'] = 'proj-1';
-    try {
-      await run(server);
-    } finally {
-      delete process.env['OPENAI_ORG_ID'];
-      delete process.env['OPENAI_PROJECT_ID'];
-    }
+    await run(server, {account: {organization: 'org-1', project: 'proj-1'}});
     expect(server.requests[1]!.headers).toMatchObject({'openai-organization': 'org-1', 'openai-project': 'proj-1'});
   });
 
