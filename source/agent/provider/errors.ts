@@ -118,8 +118,8 @@ export function retryAfter(headers: HeaderGet | undefined, now = Date.now()): nu
 }
 
 export function causeOf(error: unknown): string {
-  // Errors can hide the useful part ("connect ECONNREFUSED …", "other side closed") at the
-  // bottom of a chain of wrappers (fetch's "fetch failed", "terminated", in the probe's tests).
+  // The useful part ("connect ECONNREFUSED …", "other side closed") can sit at the bottom of a
+  // chain of wrappers (an AbortSignal's reason, fetch's "fetch failed").
   let deepest: unknown = error;
   for (let depth = 0; depth < 5 && deepest instanceof Error && deepest.cause !== undefined; depth++) {
     deepest = deepest.cause;

@@ -10,7 +10,7 @@
 import {isObject} from './wire.js';
 import {knownWindow} from './known-windows.js';
 import {PROVIDER_PRESETS} from '../../core/providers.js';
-import {send} from './http.js';
+import {send, type SendInit} from './http.js';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
 
@@ -33,13 +33,25 @@ export type ProbeOptions = {
   model?: string;
   /** Per request; the whole probe is a handful of requests, most in parallel. */
   timeoutMs?: number;
-  /** A stand-in for the network, for tests; the probe goes through node:http(s) otherwise. */
-  fetch?: typeof fetch;
+  /** How each request goes: node:http(s) (http.ts), unless a test passes its own (fetch fits). */
+  request?: ProbeRequest;
   signal?: AbortSignal;
 };
 
+/** One request as the probe needs it: whether it succeeded, and its body. */
+export type ProbeRequest = (url: string, init: SendInit) => Promise<{ok: boolean; text(): Promise<string>}>;
+
 /** The most of an answer read: OpenRouter's model list is a few MB. */
 const MAX_ANSWER = 32 * 1024 * 1024;
+
+/**
+ * Through node:http(s), as the chat request goes: the keep-alive connection the probe opens is the
+ * one the first request then uses (one TLS handshake less).
+ */
+const viaNode: ProbeRequest = async (url, init) => {
+  const answer = await send(url, init);
+  return {ok: answer.ok, text: () => answer.text(MAX_ANSWER)};
+};
 
 /** Ollama's window for a model loaded without num_ctx or OLLAMA_CONTEXT_LENGTH (GPUs under 24 GiB). */
 export const OLLAMA_DEFAULT_WINDOW = 4096;
@@ -194,19 +206,9 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
   const signal = AbortSignal.any(signals);
   const text = body === undefined ? undefined : JSON.stringify(body);
   try {
-    if (options.fetch) {
-      const response = await options.fetch(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => {});
-        return null;
-      }
-      return jsonObject(await response.text());
-    }
-    // Through node:http(s), as the chat request goes (http.ts says why): the keep-alive connection
-    // the probe opens is the one the first request then uses (one TLS handshake less).
-    const answer = await send(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
+    const answer = await (options.request ?? viaNode)(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
     // Read to its end either way, so the connection stays open for the next request.
-    const read = await answer.text(MAX_ANSWER);
+    const read = await answer.text();
     return answer.ok ? jsonObject(read) : null;
   } catch {
     return null;

@@ -77,7 +77,7 @@ describe('the window from the server', () => {
       const local = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
       // The provider's origin, answered by the loopback server.
       const viaLoopback: typeof fetch = (input, init) => fetch(String(input).replace('https://api.openai.com', local), init);
-      const hosted = {baseURL: 'https://api.openai.com/v1', fetch: viaLoopback, timeoutMs: 2000};
+      const hosted = {baseURL: 'https://api.openai.com/v1', request: viaLoopback, timeoutMs: 2000};
       expect(await probeServer({...hosted, model: 'gpt-4o'})).toMatchObject({kind: 'other', window: 128_000, source: 'known model'});
       expect(await probeServer({...hosted, model: 'my-finetune'})).toMatchObject({kind: 'other', window: null, models: ['gpt-4o', 'my-finetune']});
       expect(asked).toEqual(['/v1/models', '/v1/models']);

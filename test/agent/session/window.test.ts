@@ -34,7 +34,7 @@ const settle = () => new Promise(resolve => setImmediate(resolve));
 describe('what print mode waits for before its first request', () => {
   test('a hosted provider\'s well-known model: the table\'s window at once, no wait for the model list', async () => {
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    void window.probe({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', fetch: silent}, []);
+    void window.probe({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', request: silent}, []);
     expect(window.window).toBe(128_000);
     expect(window.describe([])).toMatch(/128,000 tokens \(known model\)/);
     expect(await readyAtOnce(window)).toBe(true);
@@ -42,12 +42,12 @@ describe('what print mode waits for before its first request', () => {
 
   test('a configured window: no wait, and the server cannot change it', async () => {
     const waiting = new SessionWindow({configured: 8192, compactAt: 0.8});
-    void waiting.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: silent}, []);
+    void waiting.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: silent}, []);
     expect(await readyAtOnce(waiting)).toBe(true);
 
     const server = heldServer();
     const window = new SessionWindow({configured: 8192, compactAt: 0.8});
-    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch}, []);
+    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: server.fetch}, []);
     server.answer('m', 4096);
     expect(await probed).toMatchObject({kind: 'llama.cpp', window: 4096});
     expect(window.window).toBe(8192);
@@ -56,7 +56,7 @@ describe('what print mode waits for before its first request', () => {
   test('a local server, or a model the table does not know: the probe is waited for', async () => {
     for (const target of [{baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-4o'}, {baseURL: 'https://api.openai.com/v1', model: 'my-finetune'}]) {
       const window = new SessionWindow({configured: null, compactAt: 0.8});
-      void window.probe({...target, fetch: silent}, []);
+      void window.probe({...target, request: silent}, []);
       expect(window.window).toBeNull();
       expect(await readyAtOnce(window)).toBe(false);
     }
@@ -67,7 +67,7 @@ describe('an answer that comes late', () => {
   test('a refusal that came first wins: the server refused this very model', async () => {
     const server = heldServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch}, []);
+    const probed = window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: server.fetch}, []);
     window.learn({window: 6000});
     server.answer('m', 32_768);
     await probed;
@@ -78,7 +78,7 @@ describe('an answer that comes late', () => {
   test('the answer for the model before a switch does not overwrite the new model\'s window', async () => {
     const server = heldServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    const first = window.probe({baseURL: 'https://api.openai.com/v1', model: 'my-finetune', fetch: server.fetch}, []);
+    const first = window.probe({baseURL: 'https://api.openai.com/v1', model: 'my-finetune', request: server.fetch}, []);
     window.reprobe('gpt-4o', []);
     expect(window.window).toBe(128_000);
     server.answer('my-finetune', 8192);
@@ -92,7 +92,7 @@ describe('an answer that comes late', () => {
     const window = new SessionWindow({configured: null, compactAt: 0.8});
     let changes = 0;
     window.onChange(() => changes++);
-    const probed = window.probe({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o', fetch: server.fetch}, []);
+    const probed = window.probe({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o', request: server.fetch}, []);
     expect(changes).toBe(1);
     // What the session learned meanwhile: the server counts more tokens than nib estimates.
     window.tracker.calibrate(2000, [{type: 'user', content: 'a few words'}]);
@@ -130,12 +130,12 @@ describe('the TUI asks after its first frame', () => {
 
   test('aim sends nothing (a well-known hosted model still has its window); start asks once', async () => {
     const hosted = new SessionWindow({configured: null, compactAt: 0.8});
-    hosted.aim({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', fetch: silent});
+    hosted.aim({baseURL: 'https://api.openai.com/v1', model: 'gpt-4o-mini', request: silent});
     expect(hosted.window).toBe(128_000);
 
     const server = countingServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'm', fetch: server.fetch});
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: server.fetch});
     await settle();
     expect(server.asked()).toBe(0);
     window.start([]);
@@ -147,7 +147,7 @@ describe('the TUI asks after its first frame', () => {
   test('a model switch before start asks for the new model, and start adds nothing', async () => {
     const server = countingServer();
     const window = new SessionWindow({configured: null, compactAt: 0.8});
-    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'a', fetch: server.fetch});
+    window.aim({baseURL: 'http://127.0.0.1:9/v1', model: 'a', request: server.fetch});
     window.reprobe('b', []);
     await settle();
     await startAddsNothing(window, server, 'b', 2048);
