@@ -38,9 +38,9 @@ async function main(argv: readonly string[], secrets: string[]): Promise<number>
   const config = await resolveConfig({flags: flags.value, env: process.env, cwd: process.cwd()});
   if (!config.ok) return fail(config.error);
   if (config.value.apiKey) secrets.push(config.value.apiKey);
-  // Spill files a crashed nib left behind. Not awaited: it runs beside the first request and is
-  // waited for only before exit.
-  startupCleanup = import('./tools/spill-files.js').then(spills => spills.sweepStaleSpills(tmpdir()));
+  // Command output files and sandbox /tmp dirs a killed nib left behind. Not awaited: it runs
+  // beside the first request and is waited for only before exit.
+  startupCleanup = import('./core/stale-temp.js').then(temp => temp.sweepStaleTemp(tmpdir()));
 
   if (config.value.demo) {
     if (!process.stdin.isTTY || !process.stdout.isTTY) return fail('--demo shows the interactive session: run it in a terminal');

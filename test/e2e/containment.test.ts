@@ -193,18 +193,23 @@ describe('processes a command started end with nib', () => {
 });
 
 describe('spill files', () => {
-  test('a long output spills to $TMPDIR; the file is gone when nib -p exits, and stale ones of a crashed nib are swept at start', async () => {
+  test('a long output spills to $TMPDIR; the file is gone when nib -p exits, and stale ones of a crashed nib (its sandbox /tmp too) are swept at start', async () => {
     const tmp = sandbox.env.TMPDIR!;
     // A spill file of a nib that crashed two days ago (pid 2^22 + 1 is above any pid_max).
     const stale = 'nib-bash-4194305-0123456789ab.log';
     await writeFile(join(tmp, stale), 'old output');
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
     await utimes(join(tmp, stale), twoDaysAgo, twoDaysAgo);
+    // And the sandbox /tmp of a session killed after a command wrote to it.
+    const staleTmp = 'nib-sandbox-4194305-Ab12Cd';
+    await mkdir(join(tmp, staleTmp, 'build'), {recursive: true});
+    await writeFile(join(tmp, staleTmp, 'build', 'big.o'), 'object code');
+    await utimes(join(tmp, staleTmp), twoDaysAgo, twoDaysAgo);
 
     const result = await nib([sse.toolCall('bash', {command: "head -c 300000 /dev/zero | tr '\\0' 'a'; echo; echo END"})], 'yolo');
     expect(result.code).toBe(0);
     const spill = /the full output is in (\S+\.log)/.exec(toolResults()[0]!)?.[1];
     expect(spill).toMatch(new RegExp(`^${tmp}/nib-bash-\\d+-[0-9a-f]+\\.log$`));
-    expect((await readdir(tmp)).filter(name => name.startsWith('nib-bash-'))).toEqual([]);
+    expect((await readdir(tmp)).filter(name => name.startsWith('nib-bash-') || name.startsWith('nib-sandbox-'))).toEqual([]);
   });
 });

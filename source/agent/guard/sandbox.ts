@@ -174,7 +174,8 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
       // A command that reaches the sandbox as the session closes would make a /tmp nothing removes.
       if (closed) return 'the session is closing';
       try {
-        tmp = await mkdtemp(join(tmpdir(), 'nib-sandbox-'));
+        // The pid lets a later nib remove it if this one is killed (source/core/stale-temp.ts).
+        tmp = await mkdtemp(join(tmpdir(), `nib-sandbox-${process.pid}-`));
       } catch (error) {
         return `cannot make its /tmp in ${tmpdir()} (${error instanceof Error ? error.message : String(error)})`;
       }

@@ -132,7 +132,7 @@ describe('startSandbox', () => {
       if (!used.ok || !used.sandbox) throw new Error('expected a sandbox');
       expect(await used.sandbox.ready()).toBeNull();
       const [made] = await readdir(temp);
-      expect(made).toMatch(/^nib-sandbox-/);
+      expect(made).toMatch(new RegExp(`^nib-sandbox-${process.pid}-[A-Za-z0-9]{6}$`));
       expect(used.sandbox.wrap(['true']).join(' ')).toContain(`--bind ${join(temp, made!)} /tmp`);
       await used.sandbox.close();
       expect(await readdir(temp)).toEqual([]);
