@@ -39,6 +39,11 @@ export function yogaWithoutFetch() {
  * every code point), a pattern that compiles in 0.1 ms; longer graphemes still meet the full one.
  * bench/tui.mjs 1, three runs of 15-21 against the build before: the first frame 6-18 ms sooner, an
  * idle session's peak RSS 1.5-3.6 MB lower.
+ *
+ * Making the pattern costs too: esbuild writes a `v`-flag literal as `new RegExp(…, "v")`, which V8
+ * parses when the module loads (the code cache cannot keep it), and RGI_Emoji's thousands of
+ * sequences took 12-13 ms of CPU at every start of the TUI. So it is made on the first grapheme
+ * that needs it: most sessions never draw one.
  */
 export function stringWidthEmojiCheck() {
   return patchSource('string-width-emoji-check', {
@@ -46,7 +51,12 @@ export function stringWidthEmojiCheck() {
     file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/,
     applies: text => text.includes('RGI_Emoji'),
     replacements: [
-      ['const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;', 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;\nconst emojiPresentationRegex = /^\\p{Emoji_Presentation}$/u;'],
+      [
+        'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+        'let rgiEmojiPattern;\n' +
+          "const rgiEmojiRegex = {test: text => (rgiEmojiPattern ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(text)};\n" +
+          'const emojiPresentationRegex = /^\\p{Emoji_Presentation}$/u;',
+      ],
       [
         'if (rgiEmojiRegex.test(segment) || isDoubleWidthNonRgiEmojiSequence(segment)) {',
         'if ((segment.length > (segment.codePointAt(0) > 0xFFFF ? 2 : 1) || emojiPresentationRegex.test(segment)) && rgiEmojiRegex.test(segment) ' +
