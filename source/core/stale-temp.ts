@@ -1,21 +1,28 @@
-import {lstat, readdir, rm} from 'node:fs/promises';
+import {chmod, lstat, readdir, rm} from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * What nib leaves in the temp dir while it runs, each named with the pid of the nib that made it
- * (older nibs left the pid out). The nib that made one removes it when it exits or its session
- * closes; one killed before that (SIGKILL, a crash, a closed terminal) cannot, so the next nib
- * does, here.
+ * What nib leaves in the temp dir while it runs, each named with the pid of the nib that made it.
+ * The nib that made one removes it when it exits or its session closes; one killed before that
+ * (SIGKILL, a crash, a closed terminal) cannot, so the next nib does, here.
  */
 export const TEMP_NAMES = {
-  /** A command's full output (source/tools/spill-files.ts). */
+  /** A command's full output (source/tools/spill-files.ts); older nibs left the pid out. */
   spill: /^nib-bash-(?:(\d+)-)?[0-9a-f]+\.log$/,
-  /** The sandbox's /tmp for the session's commands (source/agent/guard/sandbox.ts): a directory. */
-  sandboxTmp: /^nib-sandbox-(?:(\d+)-)?[A-Za-z0-9]{6}$/,
+  /**
+   * The sandbox's /tmp for the session's commands (source/agent/guard/sandbox.ts): a directory,
+   * removed whole, so only with the pid in its name (a `nib-sandbox-backup` is somebody's own).
+   */
+  sandboxTmp: /^nib-sandbox-(\d+)-[A-Za-z0-9]{6}$/,
 } as const;
 
-/** Entries of a dead nib younger than this are left alone: its pid may be another namespace's. */
+/**
+ * Entries of a dead nib younger than this are left alone: its pid may be another pid namespace's
+ * (a container sharing /tmp, or a nib inside nib's own sandbox). A live session's sandbox /tmp is
+ * touched every hour (KEEP_FRESH_MS), so its age is the time since its nib last touched it.
+ */
 export const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+export const KEEP_FRESH_MS = 60 * 60 * 1000;
 
 /**
  * Removes from `dir` what a nib that is gone left there ({@link TEMP_NAMES}), when it is older
@@ -40,14 +47,36 @@ export async function sweepStaleTemp(dir: string, now = Date.now()): Promise<str
       // lstat: a symlink with one of these names is not followed, and is not ours.
       const stats = await lstat(entry);
       const isKind = kind === 'file' ? stats.isFile() : stats.isDirectory();
-      if (!isKind || stats.uid !== process.getuid?.() || now - stats.mtimeMs < STALE_AFTER_MS) continue;
-      await rm(entry, {recursive: kind === 'directory', force: true});
+      const uid = process.getuid?.();
+      if (!isKind || (uid !== undefined && stats.uid !== uid) || now - stats.mtimeMs < STALE_AFTER_MS) continue;
+      if (kind === 'file') await rm(entry, {force: true});
+      else await removeTree(entry);
       removed.push(name);
     } catch {
       // Gone meanwhile, or not ours to remove.
     }
   }
   return removed;
+}
+
+/**
+ * Removes a directory nib made, with what commands left in it: a directory they made read-only
+ * (`chmod -w`, a Go module cache) is made writable first, as `rm -rf` cannot empty it otherwise.
+ * Symlinks are removed, never followed.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, {recursive: true, force: true});
+  } catch {
+    await makeWritable(dir);
+    await rm(dir, {recursive: true, force: true});
+  }
+}
+
+async function makeWritable(dir: string): Promise<void> {
+  await chmod(dir, 0o700).catch(() => undefined);
+  const entries = await readdir(dir, {withFileTypes: true}).catch(() => []);
+  for (const entry of entries) if (entry.isDirectory()) await makeWritable(path.join(dir, entry.name));
 }
 
 function isAlive(pid: number): boolean {

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {mkdir, readdir, symlink, utimes, writeFile} from 'node:fs/promises';
+import {chown, mkdir, readdir, symlink, utimes, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sweepStaleTemp} from '../../source/core/stale-temp.js';
@@ -39,31 +39,77 @@ describe('sweepStaleTemp', () => {
     const dead = deadPid();
     const dirs = {
       stale: `nib-sandbox-${dead}-Ab12Cd`,
-      legacy: 'nib-sandbox-xY9zQ1',
       recent: `nib-sandbox-${dead}-Zz00Zz`,
       live: `nib-sandbox-${process.pid}-Qq11Qq`,
-      other: 'nib-sandbox-unit-aB3dEf',
+      // Somebody's own directories: without a pid in the name nothing says a nib made them.
+      backup: 'nib-sandbox-backup',
+      unit: 'nib-sandbox-unit-aB3dEf',
     };
     for (const name of Object.values(dirs)) {
       await mkdir(path.join(dir, name, 'build', 'deep'), {recursive: true});
       await writeFile(path.join(dir, name, 'build', 'deep', 'out.o'), 'x');
       if (name !== dirs.recent) await utimes(path.join(dir, name), twoDaysAgo, twoDaysAgo);
     }
-    // A file or a symlink with a sandbox dir's name is not one: neither is touched, nor followed.
+    // A file or a symlink with a sandbox dir's name is not one: neither is touched, nor followed
+    // (the directory it points to is old enough to be taken, were it followed).
     const target = await tempDir();
     await writeFile(path.join(target, 'keep.txt'), 'x');
+    await utimes(target, twoDaysAgo, twoDaysAgo);
     await symlink(target, path.join(dir, `nib-sandbox-${dead}-Ln1kLn`));
     await writeFile(path.join(dir, `nib-sandbox-${dead}-F1leF1`), 'x');
     await utimes(path.join(dir, `nib-sandbox-${dead}-F1leF1`), twoDaysAgo, twoDaysAgo);
 
-    expect((await sweepStaleTemp(dir)).sort()).toEqual([dirs.legacy, dirs.stale].sort());
+    expect(await sweepStaleTemp(dir)).toEqual([dirs.stale]);
     expect((await readdir(dir)).sort()).toEqual(
-      [dirs.live, dirs.other, dirs.recent, `nib-sandbox-${dead}-F1leF1`, `nib-sandbox-${dead}-Ln1kLn`].sort(),
+      [dirs.backup, dirs.live, dirs.recent, dirs.unit, `nib-sandbox-${dead}-F1leF1`, `nib-sandbox-${dead}-Ln1kLn`].sort(),
     );
     expect(await readdir(target)).toEqual(['keep.txt']);
   });
 
+  // Only root can give an entry to another user; elsewhere the uid check has nothing to meet.
+  test.runIf(process.getuid?.() === 0)('leaves another user’s entries alone', async () => {
+    const dir = await tempDir();
+    const dead = deadPid();
+    const names = [`nib-bash-${dead}-0123456789ab.log`, `nib-sandbox-${dead}-Ab12Cd`];
+    await writeFile(path.join(dir, names[0]!), 'x');
+    await mkdir(path.join(dir, names[1]!));
+    for (const name of names) {
+      await chown(path.join(dir, name), 65534, 65534);
+      await utimes(path.join(dir, name), twoDaysAgo, twoDaysAgo);
+    }
+    expect(await sweepStaleTemp(dir)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual([...names].sort());
+  });
+
   test('a missing directory is not an error', async () => {
     expect(await sweepStaleTemp(path.join(await tempDir(), 'missing'))).toEqual([]);
+  });
+});
+
+describe('removeTree', () => {
+  // rm -rf cannot empty a directory its owner made read-only; root can, so the removal runs as an
+  // ordinary user (nobody) when the tests run as root.
+  test('removes a tree with read-only directories in it, and never follows a symlink', async () => {
+    const keep = await tempDir();
+    await writeFile(path.join(keep, 'keep.txt'), 'x');
+    const script = `
+      import {chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync} from 'node:fs';
+      import {tmpdir} from 'node:os';
+      import {join} from 'node:path';
+      if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534); }
+      const dir = mkdtempSync(join(tmpdir(), 'nib-remove-tree-'));
+      mkdirSync(join(dir, 'pkg', 'mod', 'lib'), {recursive: true});
+      writeFileSync(join(dir, 'pkg', 'mod', 'lib', 'a.go'), 'x');
+      symlinkSync(${JSON.stringify(keep)}, join(dir, 'pkg', 'link'));
+      chmodSync(join(dir, 'pkg', 'mod', 'lib'), 0o555);
+      chmodSync(join(dir, 'pkg', 'mod'), 0o555);
+      const {removeTree} = await import(${JSON.stringify(path.resolve('source/core/stale-temp.ts'))});
+      await removeTree(dir);
+      console.log(existsSync(dir) ? 'left' : 'gone');
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'});
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('gone');
+    expect(await readdir(keep)).toEqual(['keep.txt']);
   });
 });

@@ -1,8 +1,9 @@
 import {spawn} from 'node:child_process';
 import {existsSync, lstatSync, readdirSync, realpathSync, statSync} from 'node:fs';
-import {mkdtemp, rm} from 'node:fs/promises';
+import {mkdtemp, utimes} from 'node:fs/promises';
 import {homedir, tmpdir} from 'node:os';
 import {isAbsolute, join, relative, sep} from 'node:path';
+import {KEEP_FRESH_MS, removeTree} from '../../core/stale-temp.js';
 import {isNibFileName, isVcsDirName} from '../../tools/fs/guards.js';
 import {nibDir} from '../config/xdg.js';
 
@@ -167,6 +168,8 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
   // runs none (most print runs) leaves nothing behind, even when it is killed.
   let tmp = '';
   let closed = false;
+  let keepFresh: NodeJS.Timeout | undefined;
+  const removeTmp = () => (tmp ? removeTree(tmp).catch(() => undefined) : undefined);
   const argsNow = () => bwrapArgs({...policy, tmp, readOnly: protectedPaths(root)});
   let probed: Promise<string | null> | undefined;
   const probe = () =>
@@ -180,7 +183,10 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
         return `cannot make its /tmp in ${tmpdir()} (${error instanceof Error ? error.message : String(error)})`;
       }
       const problem = await runProbe(bwrap, [...argsNow(), '--', 'true']);
-      if (problem !== null) await rm(tmp, {recursive: true, force: true});
+      if (problem !== null) await removeTmp();
+      // Its age tells a later nib, which may not see this one's pid (another pid namespace),
+      // that nobody uses it: touched while the session lives.
+      else keepFresh = setInterval(() => void utimes(tmp, new Date(), new Date()).catch(() => undefined), KEEP_FRESH_MS).unref();
       return problem;
     })());
   // `on` must fail before anything runs. `auto` finds out when the first command asks: a bwrap
@@ -201,7 +207,8 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
     close: async () => {
       closed = true;
       await probed;
-      if (tmp) await rm(tmp, {recursive: true, force: true});
+      clearInterval(keepFresh);
+      await removeTmp();
     },
   };
   return {ok: true, notice: null, sandbox};

@@ -1,9 +1,12 @@
-import {mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile} from 'node:fs/promises';
+import {statSync} from 'node:fs';
+import {mkdir, mkdtemp, readdir, realpath, rm, symlink, utimes, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {afterEach, beforeEach, describe, expect, test} from 'vitest';
+import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest';
 import {bwrapArgs, protectedPaths, runtimeDirs, secretPaths, startSandbox} from '../../../source/agent/guard/sandbox.js';
 import {sandboxPlausiblyCaused} from '../../../source/agent/guard/sandbox-failure.js';
+import {KEEP_FRESH_MS, STALE_AFTER_MS} from '../../../source/core/stale-temp.js';
+import {waitFor} from '../../support/wait-for.js';
 
 describe('secretPaths', () => {
   test("the usual credential dirs, nib's config, data and state dirs, and the configured list", () => {
@@ -137,6 +140,32 @@ describe('startSandbox', () => {
       await used.sandbox.close();
       expect(await readdir(temp)).toEqual([]);
     } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
+  });
+
+  test("a live session's /tmp is touched every hour, so a nib that cannot see its pid does not take it for a killed one's", async () => {
+    const fake = join(root, 'bwrap');
+    await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
+    const temp = join(root, 'temp');
+    await mkdir(temp);
+    const saved = process.env['TMPDIR'];
+    process.env['TMPDIR'] = temp;
+    vi.useFakeTimers({toFake: ['setInterval', 'clearInterval']});
+    try {
+      const started = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
+      if (!started.ok || !started.sandbox) throw new Error('expected a sandbox');
+      expect(await started.sandbox.ready()).toBeNull();
+      const made = join(temp, (await readdir(temp))[0]!);
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+      await utimes(made, twoDaysAgo, twoDaysAgo);
+      vi.advanceTimersByTime(KEEP_FRESH_MS);
+      await waitFor(() => expect(Date.now() - statSync(made).mtimeMs).toBeLessThan(STALE_AFTER_MS));
+      await started.sandbox.close();
+      expect(await readdir(temp)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
       if (saved === undefined) delete process.env['TMPDIR'];
       else process.env['TMPDIR'] = saved;
     }
