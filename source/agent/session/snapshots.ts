@@ -39,10 +39,10 @@ export class Snapshots {
    * Opens (creating on first use) the shadow repository of a workspace.
    * `root` must be the workspace's real path; `data` is nib's data dir.
    */
-  static async open(options: {root: string; data: string; session: string; signal?: AbortSignal}): Promise<SnapshotResult<Snapshots>> {
+  static async open(options: {root: string; data: string; session: string; fresh?: boolean; signal?: AbortSignal}): Promise<SnapshotResult<Snapshots>> {
     const gitDir = join(options.data, 'snapshots', `${workspaceKey(options.root)}.git`);
     const store = new Snapshots(options.root, gitDir, options.session);
-    const ready = await store.init();
+    const ready = await store.init(options.fresh === true);
     return ready.ok ? {ok: true, value: store} : ready;
   }
 
@@ -208,9 +208,10 @@ export class Snapshots {
     }
   }
 
-  private async init(): Promise<SnapshotResult<void>> {
+  /** `fresh`: a new session, whose ref cannot exist yet (one `git` run fewer at every start). */
+  private async init(fresh: boolean): Promise<SnapshotResult<void>> {
     const ready = await prepareShadowRepo(this.gitDir, this.root, (args, bare) => this.git(args, {bare}));
-    if (!ready.ok) return ready;
+    if (!ready.ok || fresh) return ready;
     const tip = await this.git(['rev-parse', '--verify', '--quiet', this.ref]);
     if (tip.ok && tip.value.trim()) {
       const tree = await this.git(['rev-parse', `${tip.value.trim()}^{tree}`]);

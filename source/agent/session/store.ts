@@ -244,7 +244,7 @@ export class SessionStore {
 
   /** Opens the shadow repository on first use; null (with a notice) when git is missing. */
   private snapshotStore(): Promise<Snapshots | null> {
-    this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id}).then(result => {
+    this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id, fresh: this.loaded === null}).then(result => {
       if (result.ok) return result.value;
       this.snapshotNotice = result.error.message;
       return null;

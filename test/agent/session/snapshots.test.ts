@@ -35,6 +35,19 @@ const bash = (command: string) => execFileSync('bash', ['-c', command], {cwd: ro
 const git = (...args: string[]) => execFileSync('git', args, {cwd: root, encoding: 'utf8', env: {...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'}});
 
 describe('snapshots', () => {
+  test('a new session opens without asking for its ref; reopened, the session goes on from its last snapshot', async () => {
+    await writeFile(join(root, 'a.txt'), 'one\n');
+    const fresh = unwrap(await Snapshots.open({root, data, session: 's1', fresh: true}));
+    const first = unwrap(await fresh.take('before turn 1'));
+    expect(unwrap(await fresh.take('after turn 1'))).toBe(first);
+    // Resumed (not fresh): the unchanged workspace is the snapshot already recorded.
+    const resumed = await open('s1');
+    expect(unwrap(await resumed.take('before turn 2'))).toBe(first);
+    await writeFile(join(root, 'a.txt'), 'two\n');
+    const second = unwrap(await resumed.take('after turn 2'));
+    expect(git('--git-dir', join(data, 'snapshots', `${workspaceKey(root)}.git`), 'rev-parse', `${second}^`).trim()).toBe(first);
+  });
+
   test('undo after a turn that edited one file, created one and rm-ed a third through bash', async () => {
     const edited = Buffer.from('line 1\r\nline 2\n\u00e9 accent\n');
     const removed = Buffer.from('#!/bin/sh\necho keep me\n');
