@@ -1,4 +1,6 @@
 // The build's changes to Ink and the packages it draws with (scripts/build-plugins.mjs has the rest).
+import {readFileSync} from 'node:fs';
+import {dirname, join} from 'node:path';
 import {patchSource} from './build-plugins.mjs';
 
 /**
@@ -7,7 +9,52 @@ import {patchSource} from './build-plugins.mjs';
  * the Ink that nib ships; nib's own frame writer (inkFrameLog) is nib's, not Ink's, and is not here.
  */
 export function inkPatches() {
-  return [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck()];
+  return [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck(), ...signalExitOnce()];
+}
+
+/**
+ * Ink and restore-cursor (which Ink hides the cursor with) each bring a copy of signal-exit 3, so
+ * the bundle held it twice, and it loads Node's `assert` for one argument check: 2.2 ms of CPU at
+ * every start of the TUI for a module nothing else loads. Copies of the same version now resolve
+ * to the first one met (signal-exit 3 keeps its state on `process`, so two copies shared it
+ * anyway), and the check is written out.
+ */
+export function signalExitOnce() {
+  // The version in the copy's own package.json (its entry may sit in a folder of the package).
+  const versionOf = path => {
+    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+        if (pkg.name === 'signal-exit') return pkg.version;
+      } catch {
+        // No package.json here: look further up.
+      }
+    }
+    return undefined;
+  };
+  const once = {
+    name: 'signal-exit-once',
+    setup(builder) {
+      const first = new Map();
+      builder.onResolve({filter: /^signal-exit$/}, async args => {
+        if (args.pluginData === 'signal-exit-once') return undefined;
+        const resolved = await builder.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'signal-exit-once'});
+        if (resolved.errors.length > 0) return undefined;
+        const version = versionOf(resolved.path);
+        if (version === undefined) return undefined;
+        if (!first.has(version)) first.set(version, resolved.path);
+        return {path: first.get(version)};
+      });
+    },
+  };
+  const withoutAssert = patchSource('signal-exit-without-assert', {
+    file: /[\\/]signal-exit[\\/]index\.js$/,
+    applies: text => text.includes("require('assert')"),
+    replacements: [
+      ["var assert = require('assert')", "var assert = {equal: function (actual, expected, message) { if (actual != expected) throw new TypeError(message) }}"],
+    ],
+  });
+  return [once, withoutAssert];
 }
 
 /**
