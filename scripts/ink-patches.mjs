@@ -15,17 +15,19 @@ export function inkPatches() {
 /**
  * Ink and restore-cursor (which Ink hides the cursor with) each bring a copy of signal-exit 3, so
  * the bundle held it twice, and it loads Node's `assert` for one argument check: 2.2 ms of CPU at
- * every start of the TUI for a module nothing else loads. Copies of the same version now resolve
- * to the first one met (signal-exit 3 keeps its state on `process`, so two copies shared it
- * anyway), and the check is written out.
+ * every start of the TUI for a module nothing else loads. Copies of the same version of it, and of
+ * ansi-styles (wrap-ansi's and ansi-tokenize's, each building its tables at load), now resolve to
+ * the first one met, as a deduplicated install would have them (signal-exit 3 keeps its state on
+ * `process`, so its two copies shared it anyway), and signal-exit's check is written out.
  */
 export function signalExitOnce() {
+  const names = ['signal-exit', 'ansi-styles'];
   // The version in the copy's own package.json (its entry may sit in a folder of the package).
-  const versionOf = path => {
+  const versionOf = (name, path) => {
     for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
       try {
         const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-        if (pkg.name === 'signal-exit') return pkg.version;
+        if (pkg.name === name) return pkg.version;
       } catch {
         // No package.json here: look further up.
       }
@@ -33,17 +35,18 @@ export function signalExitOnce() {
     return undefined;
   };
   const once = {
-    name: 'signal-exit-once',
+    name: 'same-copies-once',
     setup(builder) {
       const first = new Map();
-      builder.onResolve({filter: /^signal-exit$/}, async args => {
-        if (args.pluginData === 'signal-exit-once') return undefined;
-        const resolved = await builder.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'signal-exit-once'});
+      builder.onResolve({filter: new RegExp(`^(${names.join('|')})$`)}, async args => {
+        if (args.pluginData === 'same-copies-once') return undefined;
+        const resolved = await builder.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'same-copies-once'});
         if (resolved.errors.length > 0) return undefined;
-        const version = versionOf(resolved.path);
+        const version = versionOf(args.path, resolved.path);
         if (version === undefined) return undefined;
-        if (!first.has(version)) first.set(version, resolved.path);
-        return {path: first.get(version)};
+        const key = `${args.path}@${version}`;
+        if (!first.has(key)) first.set(key, resolved.path);
+        return {path: first.get(key)};
       });
     },
   };
