@@ -116,7 +116,8 @@ describe('startSandbox', () => {
     expect(on.ok).toBe(false);
   });
 
-  test("the commands' /tmp is made when the first command needs it, and removed at close; a session that runs none leaves nothing", async () => {
+  /** Runs `body` with a bwrap that works and TMPDIR set to an empty dir of the test's own. */
+  async function withTempDir(body: (temp: string, fake: string) => Promise<void>): Promise<void> {
     const fake = join(root, 'bwrap');
     await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
     const temp = join(root, 'temp');
@@ -124,6 +125,15 @@ describe('startSandbox', () => {
     const saved = process.env['TMPDIR'];
     process.env['TMPDIR'] = temp;
     try {
+      await body(temp, fake);
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = saved;
+    }
+  }
+
+  test("the commands' /tmp is made when the first command needs it, and removed at close; a session that runs none leaves nothing", () =>
+    withTempDir(async (temp, fake) => {
       const idle = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
       if (!idle.ok || !idle.sandbox) throw new Error('expected a sandbox');
       expect(await readdir(temp)).toEqual([]);
@@ -139,37 +149,26 @@ describe('startSandbox', () => {
       expect(used.sandbox.wrap(['true']).join(' ')).toContain(`--bind ${join(temp, made!)} /tmp`);
       await used.sandbox.close();
       expect(await readdir(temp)).toEqual([]);
-    } finally {
-      if (saved === undefined) delete process.env['TMPDIR'];
-      else process.env['TMPDIR'] = saved;
-    }
-  });
+    }));
 
-  test("a live session's /tmp is touched every hour, so a nib that cannot see its pid does not take it for a killed one's", async () => {
-    const fake = join(root, 'bwrap');
-    await writeFile(fake, '#!/bin/sh\nexit 0\n', {mode: 0o755});
-    const temp = join(root, 'temp');
-    await mkdir(temp);
-    const saved = process.env['TMPDIR'];
-    process.env['TMPDIR'] = temp;
-    vi.useFakeTimers({toFake: ['setInterval', 'clearInterval']});
-    try {
-      const started = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
-      if (!started.ok || !started.sandbox) throw new Error('expected a sandbox');
-      expect(await started.sandbox.ready()).toBeNull();
-      const made = join(temp, (await readdir(temp))[0]!);
-      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
-      await utimes(made, twoDaysAgo, twoDaysAgo);
-      vi.advanceTimersByTime(KEEP_FRESH_MS);
-      await waitFor(() => expect(Date.now() - statSync(made).mtimeMs).toBeLessThan(STALE_AFTER_MS));
-      await started.sandbox.close();
-      expect(await readdir(temp)).toEqual([]);
-    } finally {
-      vi.useRealTimers();
-      if (saved === undefined) delete process.env['TMPDIR'];
-      else process.env['TMPDIR'] = saved;
-    }
-  });
+  test("a live session's /tmp is touched every hour, so a nib that cannot see its pid does not take it for a killed one's", () =>
+    withTempDir(async (temp, fake) => {
+      vi.useFakeTimers({toFake: ['setInterval', 'clearInterval']});
+      try {
+        const started = await startSandbox({setting: 'auto', network: false, hide: []}, root, {}, fake);
+        if (!started.ok || !started.sandbox) throw new Error('expected a sandbox');
+        expect(await started.sandbox.ready()).toBeNull();
+        const made = join(temp, (await readdir(temp))[0]!);
+        const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+        await utimes(made, twoDaysAgo, twoDaysAgo);
+        vi.advanceTimersByTime(KEEP_FRESH_MS);
+        await waitFor(() => expect(Date.now() - statSync(made).mtimeMs).toBeLessThan(STALE_AFTER_MS));
+        await started.sandbox.close();
+        expect(await readdir(temp)).toEqual([]);
+      } finally {
+        vi.useRealTimers();
+      }
+    }));
 
   test('only existing secret paths are hidden (bwrap cannot mount over what is not there)', async () => {
     const home = join(root, 'home');
