@@ -92,18 +92,19 @@ describe('removeTree', () => {
   test('removes a tree with read-only directories in it, and never follows a symlink', async () => {
     const keep = await tempDir();
     await writeFile(path.join(keep, 'keep.txt'), 'x');
+    // Loaded before the switch: the checkout may be in a directory nobody cannot enter.
     const script = `
-      import {chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync} from 'node:fs';
+      import {chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync} from 'node:fs';
       import {tmpdir} from 'node:os';
       import {join} from 'node:path';
-      if (process.getuid() === 0) { process.setgid(65534); process.setuid(65534); }
+      const {removeTree} = await import(${JSON.stringify(path.resolve('source/core/stale-temp.ts'))});
       const dir = mkdtempSync(join(tmpdir(), 'nib-remove-tree-'));
+      if (process.getuid() === 0) { chownSync(dir, 65534, 65534); process.setgid(65534); process.setuid(65534); }
       mkdirSync(join(dir, 'pkg', 'mod', 'lib'), {recursive: true});
       writeFileSync(join(dir, 'pkg', 'mod', 'lib', 'a.go'), 'x');
       symlinkSync(${JSON.stringify(keep)}, join(dir, 'pkg', 'link'));
       chmodSync(join(dir, 'pkg', 'mod', 'lib'), 0o555);
       chmodSync(join(dir, 'pkg', 'mod'), 0o555);
-      const {removeTree} = await import(${JSON.stringify(path.resolve('source/core/stale-temp.ts'))});
       await removeTree(dir);
       console.log(existsSync(dir) ? 'left' : 'gone');
     `;
