@@ -110,6 +110,8 @@ test('--resume opens the picker; enter resumes the chosen session', async () => 
   await waitFor(() => expect(second.screen()).toContain('Resume a session (1)'));
   expect(second.screen()).toContain('the first session');
   expect(second.screen()).toContain('esc new session');
+  // Enter counts once the list has been on screen a moment (a typed-ahead one opens nothing).
+  await waitFor(() => expect(second.screen()).toContain('enter resume'));
   await second.type(keys.enter);
   await waitFor(() => expect(second.everything()).toContain('one answer'));
   await waitFor(() => expect(second.screen()).toContain('enter send'));

@@ -107,3 +107,29 @@ export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, oth
   );
   return {isReady: grace.isReady, notice};
 }
+
+/**
+ * The Enter of a picker: it counts once the list has been on screen a moment with no Enter
+ * (useKeyGrace); one that comes sooner does nothing but say so. Other keys (moving, filtering)
+ * always count.
+ */
+export function useEnterGrace(timing: GraceTiming = {}): {isReady: boolean; notice: string | undefined; counts: () => boolean} {
+  const grace = useKeyGrace(timing);
+  const [notice, setNotice] = useState<string>();
+  const picked = useRef(false);
+  return {
+    isReady: grace.isReady,
+    notice,
+    counts: () => {
+      const ignored = grace.ignoreEarly(1);
+      if (ignored > 0) {
+        setNotice(`Ignored ${ignored === 1 ? 'an enter' : `${ignored} enters`} typed before this list was ready: pause, then press enter.`);
+        return false;
+      }
+      // Once: a second Enter in the same read must not pick twice.
+      if (picked.current) return false;
+      picked.current = true;
+      return true;
+    },
+  };
+}

@@ -15,7 +15,7 @@ test('lists the models with the current one marked', () => {
 
 test('typing filters, arrows move, enter picks', async () => {
   const picked: string[] = [];
-  const ui = render(<ModelPicker models={models} current="" onPick={model => picked.push(model)} onCancel={() => {}} rows={10} width={60} />);
+  const ui = render(<ModelPicker models={models} current="" onPick={model => picked.push(model)} onCancel={() => {}} rows={10} width={60} graceMs={0} />);
   for (const key of 'qwen') {
     ui.stdin.write(key);
     await tick();
@@ -27,6 +27,29 @@ test('typing filters, arrows move, enter picks', async () => {
   ui.stdin.write('\r');
   await tick();
   expect(picked).toEqual(['qwen3:8b']);
+});
+
+test('an enter typed ahead switches nothing; typing filters at once, and enter after the wait switches', async () => {
+  const clock = {time: 1_000};
+  const picked: string[] = [];
+  const ui = render(<ModelPicker models={models} current="qwen3:8b" onPick={model => picked.push(model)} onCancel={() => {}} rows={10} width={60} now={() => clock.time} />);
+  expect(plain(ui.lastFrame())).toContain('type to filter · ↑/↓ choose · esc back');
+  await tick();
+  ui.stdin.write('\r');
+  await tick();
+  expect(picked).toEqual([]);
+  expect(plain(ui.lastFrame())).toContain('Ignored an enter typed before this list was ready');
+  for (const key of 'llama') {
+    ui.stdin.write(key);
+    await tick();
+  }
+  expect(plain(ui.lastFrame())).toContain('Choose a model (1 of 4)');
+  clock.time += 400;
+  await new Promise(resolve => setTimeout(resolve, 400));
+  expect(plain(ui.lastFrame())).toContain('enter switch');
+  ui.stdin.write('\r');
+  await tick();
+  expect(picked).toEqual(['llama3.2:3b']);
 });
 
 test('a server without a model list says so; esc leaves', async () => {

@@ -29,7 +29,7 @@ test('the picker lists date, turns, model and first prompt; ↓ and enter pick o
   const picked: string[] = [];
   const {lastFrame, stdin} = render(
     <ThemeContext value={createTheme({})}>
-      <SessionPicker sessions={sessions} rows={10} width={80} onPick={s => picked.push(s.id)} onCancel={() => picked.push('cancel')} />
+      <SessionPicker sessions={sessions} rows={10} width={80} onPick={s => picked.push(s.id)} onCancel={() => picked.push('cancel')} graceMs={0} />
     </ThemeContext>,
   );
   expect(plain(lastFrame()).split('\n')).toEqual([
@@ -40,6 +40,29 @@ test('the picker lists date, turns, model and first prompt; ↓ and enter pick o
   ]);
   stdin.write(keys.down);
   await waitFor(() => expect(plain(lastFrame())).toContain('› 2026-11-21'));
+  stdin.write(keys.enter);
+  await waitFor(() => expect(picked).toEqual(['a']));
+});
+
+test('an enter typed ahead (a second one after /resume) opens nothing and says so; one after a pause does', async () => {
+  const clock = {time: 1_000};
+  const picked: string[] = [];
+  const {lastFrame, stdin} = render(
+    <ThemeContext value={createTheme({})}>
+      <SessionPicker sessions={sessions} rows={10} width={80} onPick={s => picked.push(s.id)} onCancel={() => {}} now={() => clock.time} />
+    </ThemeContext>,
+  );
+  expect(plain(lastFrame())).toContain('↑/↓ choose · esc new session');
+  await new Promise(resolve => setTimeout(resolve, 60));
+  clock.time += 50;
+  stdin.write(keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored an enter typed before this list was ready: pause, then press enter.'));
+  expect(picked).toEqual([]);
+  // Moving counts at once; Enter counts once the list has been quiet for the wait.
+  stdin.write(keys.down);
+  await waitFor(() => expect(plain(lastFrame())).toContain('› 2026-11-21'));
+  clock.time += 400;
+  await waitFor(() => expect(plain(lastFrame())).toContain('enter resume'));
   stdin.write(keys.enter);
   await waitFor(() => expect(picked).toEqual(['a']));
 });
