@@ -50,6 +50,11 @@ export type RunAgentOptions = {
    * first, and used once per turn when the server says the context is too long, before one retry.
    */
   compaction?: LoopCompaction;
+  /**
+   * Settles once the workspace is recorded for /undo. The request does not wait for it; a tool
+   * call does, before its hooks or its run, so nothing changes a file the undo point has not seen.
+   */
+  undoPoint?: Promise<void>;
   signal: AbortSignal;
   now?: () => number;
 };

@@ -32,6 +32,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     canAsk: options.canAsk,
     alwaysAllowed: options.alwaysAllowed,
     ...(options.guard ? {guard: options.guard} : {}),
+    ...(options.undoPoint ? {undoPoint: options.undoPoint} : {}),
     signal,
     now,
     append,

@@ -23,6 +23,8 @@ export type CallEnv = {
   now: () => number;
   /** Permission rules, hooks and the sandbox of the session; absent in tests of the bare loop. */
   guard?: Guard;
+  /** See RunAgentOptions.undoPoint. */
+  undoPoint?: Promise<void>;
   /** Appends a message to the history and returns its `message` event. */
   append: (message: Message) => AgentEvent;
 };
@@ -79,6 +81,15 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   }
   const args = parsed.value;
   const ctx = env.context;
+
+  // The undo point is taken while the request streams; a call that comes first waits for it.
+  if (env.undoPoint) {
+    const recorded = await untilAborted(env.undoPoint, signal);
+    if (!recorded.ok) {
+      yield* answer(env, call, {isError: true, code: 'interrupted', content: INTERRUPTED});
+      return;
+    }
+  }
 
   // The person's PreToolUse hooks see every call first; exit 2 stops it before anything else.
   if (env.guard) {

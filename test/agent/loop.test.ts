@@ -129,6 +129,7 @@ async function run(
     alwaysAllowed: options.alwaysAllowed ?? new Set(),
     signal: options.signal ?? new AbortController().signal,
     ...(options.maxRounds ? {maxRounds: options.maxRounds} : {}),
+    ...(options.undoPoint ? {undoPoint: options.undoPoint} : {}),
   })) {
     events.push(event);
     options.onEvent?.(event);
@@ -171,6 +172,45 @@ describe('runAgent', () => {
     // Every appended message was announced, in order, so a session log can mirror the history.
     expect(ofType(result.events, 'message').map(e => e.message)).toEqual(result.history.slice(1));
     expect(result.history.map(m => m.type)).toEqual(['system', 'user', 'assistant-tool-calls', 'tool-result', 'assistant-text']);
+  });
+
+  test('the request does not wait for the undo point; a call does, before it is even asked about', async () => {
+    const order: string[] = [];
+    let record = () => {};
+    const undoPoint = new Promise<void>(resolve => (record = resolve));
+    let requestsWhenRecorded = -1;
+    const {ran} = await run([sse.toolCall('note', {text: 'x'}), sse.text('done')], {
+      undoPoint,
+      // The call has reached the loop; the undo point comes a moment later.
+      onEvent: event => {
+        if (event.type !== 'tool-call') return;
+        setTimeout(() => {
+          requestsWhenRecorded = server!.requests.length;
+          order.push('undo point');
+          record();
+        }, 100);
+      },
+      approve: () => {
+        order.push('asked');
+        return {kind: 'yes'};
+      },
+    });
+    expect(requestsWhenRecorded).toBe(1);
+    expect(order).toEqual(['undo point', 'asked']);
+    expect(ran).toEqual(['x']);
+  });
+
+  test('a call waiting for the undo point is answered as interrupted when the turn is stopped', async () => {
+    const stop = new AbortController();
+    const {ran, history} = await run([sse.toolCall('note', {text: 'x'})], {
+      undoPoint: new Promise<void>(() => {}),
+      signal: stop.signal,
+      onEvent: event => {
+        if (event.type === 'tool-call') setTimeout(() => stop.abort(), 50);
+      },
+    });
+    expect(ran).toEqual([]);
+    expect(history.at(-1)).toMatchObject({type: 'tool-result', isError: true, content: expect.stringContaining('Interrupted')});
   });
 
   test('yes: the call is previewed, approved and run', async () => {

@@ -140,8 +140,8 @@ export class AgentSession extends SessionCore {
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
     try {
-      // The undo point comes before the loop may touch a file. Print mode in ask or plan changes nothing.
-      if (this.canAsk || mode === 'auto-edit' || mode === 'yolo') await this.store.beforeTurn(mode);
+      // The undo point, taken while the request streams; tool calls wait for it. Print mode in ask or plan changes nothing.
+      const undoPoint = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and the log's
       // turn-start keep the prompt as typed.
@@ -160,6 +160,7 @@ export class AgentSession extends SessionCore {
         maxRounds: this.init.maxRounds,
         ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.store.window.compaction(() => this.provider),
+        ...(undoPoint ? {undoPoint} : {}),
         signal,
         now: this.now,
       })) {
