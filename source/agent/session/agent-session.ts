@@ -113,10 +113,7 @@ export class AgentSession extends SessionCore {
     return [...(loaded ? replayEvents(loaded) : []), ...notices.map(text => ({type: 'notice', text}) as const), ...(loaded ? [resumedNotice(loaded)] : []), this.contextEvent()];
   }
 
-  /**
-   * Runs one turn to its end. While a turn, a compaction, an undo or a resume runs, another prompt
-   * is refused with 'busy' (the TUI queues it); nothing can splice the history under a turn.
-   */
+  /** One turn to its end. While a turn, compaction, undo or resume runs, a prompt gets 'busy' (the TUI queues it). */
   async prompt(text: string, options: {signal?: AbortSignal} = {}): Promise<TurnEndReason | 'busy'> {
     const held = await this.hold(signal => {
       // A `!command` is the person's own; it is not a prompt for the model, so no prompt hook sees it.
@@ -139,12 +136,12 @@ export class AgentSession extends SessionCore {
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
+    // The undo point, taken while the request streams: tool calls wait for it, and so does the end of
+    // the turn (its Stop hooks, its notices, the next command). Print mode in ask or plan changes nothing.
+    const undoPoint = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
     try {
-      // The undo point, taken while the request streams; tool calls wait for it. Print mode in ask or plan changes nothing.
-      const undoPoint = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
       this.flushNotices(false);
-      // @path attachments and waiting `!command` notes go to the model; the screen and the log's
-      // turn-start keep the prompt as typed.
+      // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
       const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
@@ -176,12 +173,13 @@ export class AgentSession extends SessionCore {
           yieldedAt = this.now();
         }
       }
+      await undoPoint;
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
+      await undoPoint;
       this.flushNotices(true);
       this.emit(this.contextEvent());
-      // A person gets the prompt back at once; the session runs its snapshots in order. Print
-      // mode waits, so the process does not exit under a snapshot.
+      // A person gets the prompt back at once (snapshots run in order); print mode waits, not to exit under one.
       const after = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.afterTurn(mode) : Promise.resolve();
       if (this.canAsk) void after.catch(() => {}); // a failure only costs /undo's edit warning
       else await after.catch(() => {});

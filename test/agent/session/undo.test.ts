@@ -1,7 +1,9 @@
 import {chmod, readFile, stat, writeFile, access} from 'node:fs/promises';
 import {join} from 'node:path';
-import {afterEach, beforeEach, expect, test} from 'vitest';
-import type {AgentSession} from '../../../source/agent/session/agent-session.js';
+import {mkdir} from 'node:fs/promises';
+import {afterEach, beforeEach, describe, expect, test, vi} from 'vitest';
+import type {AgentSession, SessionEvent} from '../../../source/agent/session/agent-session.js';
+import {Snapshots} from '../../../source/agent/session/snapshots.js';
 import {loadSession} from '../../../source/agent/session/saved.js';
 import type {AgentEvent} from '../../../source/core/events.js';
 import {startOpenAiServer, type OpenAiServer} from '../../support/openai-server.js';
@@ -113,4 +115,71 @@ test('/undo warns about a file the person changed after the turn; /diff shows th
   expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('original\n');
   expect(await exists(join(root, 'b.txt'))).toBe(false);
   await session.close();
+});
+
+/**
+ * The turn's undo point is taken while the request streams (a slow `git add` in a large
+ * repository stands in here: every snapshot takes 400 ms). Nothing may change a file before it
+ * is taken, and the turn is not over until it is.
+ */
+describe('the undo point taken while the request streams', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  function slowSnapshots(options: {fail?: boolean} = {}) {
+    const take = Snapshots.prototype.take;
+    vi.spyOn(Snapshots.prototype, 'take').mockImplementation(async function (this: Snapshots, label: string) {
+      await new Promise(resolve => setTimeout(resolve, 400));
+      return options.fail ? {ok: false, error: {code: 'git-failed', message: 'git broke'}} : take.call(this, label);
+    });
+  }
+  const planned = async (session: AgentSession) => {
+    const plan = await session.planUndo();
+    return plan.ok ? plan.value.changes.map(change => `${change.status} ${change.path}`) : plan.error;
+  };
+
+  test("a Stop hook's change comes after the undo point, so /undo takes it back", async () => {
+    await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
+    await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: 'echo hooked > hooked.txt'}]}]}}));
+    server = await startOpenAiServer([sse.text('Hi.')]);
+    slowSnapshots();
+    const session = await openSession();
+    await session.prompt('hello');
+    expect(await planned(session)).toEqual(['deleted hooked.txt']);
+    await session.close();
+  });
+
+  test('a command typed right after an interrupted turn comes after that turn\'s undo point', async () => {
+    server = await startOpenAiServer([sse.stall()]);
+    slowSnapshots();
+    const session = await openSession();
+    const turned = session.prompt('hello');
+    await new Promise(resolve => setTimeout(resolve, 100));
+    session.interrupt();
+    await turned;
+    await session.prompt('!echo mine > mine.txt');
+    expect(await planned(session)).toEqual(['deleted mine.txt']);
+    await session.close();
+  });
+
+  test('/rewind offers the files of a turn that has just ended', async () => {
+    server = await startOpenAiServer([sse.text('Hi.')]);
+    slowSnapshots();
+    const session = await openSession();
+    await session.prompt('hello');
+    expect(session.rewindPoints().map(point => point.files)).toEqual([true]);
+    await session.close();
+  });
+
+  test('a failed undo point is said with the turn, also in print mode', async () => {
+    server = await startOpenAiServer([sse.text('Hi.')]);
+    slowSnapshots({fail: true});
+    const {session} = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo'], {canAsk: false});
+    const notices: string[] = [];
+    session.subscribe((event: SessionEvent) => {
+      if (event.type === 'notice') notices.push(event.text);
+    });
+    await session.prompt('hello');
+    expect(notices.some(text => text.includes('git broke'))).toBe(true);
+    await session.close();
+  });
 });
