@@ -25,7 +25,7 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
     nextId: 1,
     live: emptyLive,
     approvals: [],
-    usage: {promptTokens: 0, completionTokens: 0, lastPromptTokens: 0},
+    usage: noUsage,
     busy: false,
     queue: [],
     mode: init.mode,
@@ -38,6 +38,7 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
 }
 
 const emptyLive: LiveTurn = {text: '', scan: emptyScan, reasoning: '', reasoningStartedAt: null, tools: []};
+const noUsage: UsageTotals = {promptTokens: 0, completionTokens: 0, lastPromptTokens: 0};
 
 export function reduce(state: UiState, raw: UiInput): UiState {
   const input = displaySafe(raw);
@@ -107,7 +108,8 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'context':
       return {...s, context: {tokens: input.tokens, window: input.window}};
     case 'cleared':
-      return {...s, transcript: [], epoch: s.epoch + 1, live: emptyLive, approvals: []};
+      // Another conversation (/clear, /resume): its tokens in and out are its own (a resumed one's are replayed).
+      return {...s, transcript: [], epoch: s.epoch + 1, live: emptyLive, approvals: [], usage: noUsage};
     case 'compaction':
       return append(s, {kind: 'notice', text: compactionNote(input)});
     case 'show-overlay':

@@ -295,6 +295,15 @@ describe('reduce: UI actions', () => {
     expect(answered.alwaysTools).toEqual([]);
   });
 
+  test('another conversation (/clear, /resume) starts its tokens in and out from zero; a resumed one replays its own', () => {
+    const used = fold([{type: 'usage', usage: {promptTokens: 7000, completionTokens: 150, totalTokens: 7150}}]);
+    expect(used.usage.promptTokens).toBe(7000);
+    const cleared = reduce(used, {type: 'cleared'});
+    expect(cleared.usage).toEqual({promptTokens: 0, completionTokens: 0, lastPromptTokens: 0});
+    const resumed = reduce(cleared, {type: 'usage', usage: {promptTokens: 3000, completionTokens: 40, totalTokens: 3040}});
+    expect(resumed.usage).toEqual({promptTokens: 3000, completionTokens: 40, lastPromptTokens: 3000});
+  });
+
   test('notice, cleared, and overlays', () => {
     const state = fold([{type: 'notice', text: 'hello'}]);
     expect(strip(state)).toEqual([{kind: 'notice', text: 'hello'}]);
