@@ -1,5 +1,6 @@
 import {join, resolve} from 'node:path';
 import type {ApprovalMode} from '../../core/approval-mode.js';
+import {isLoopback} from '../../core/hosts.js';
 import {LIMITS} from '../../core/limits.js';
 import type {McpServerEntry} from '../mcp/config.js';
 import {providerPreset, type ProviderName} from '../../core/providers.js';
@@ -163,18 +164,6 @@ export function readinessProblem(config: Config): string | undefined {
     return `no API key for ${config.baseURL}: set ${config.keyEnv} (e.g. export ${config.keyEnv}=sk-...) or add "apiKey" to ${config.configPath}`;
   }
   return undefined;
-}
-
-export function isLoopback(baseURL: string): boolean {
-  let host: string;
-  try {
-    host = new URL(baseURL).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  // 0.0.0.0 is what vLLM and llama.cpp print as their address; connecting to it reaches this machine.
-  const local = ['localhost', '::1', '0.0.0.0', '::'];
-  return local.includes(host) || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function contextWindowOf(model: string | undefined, file: ConfigFile): number | null {

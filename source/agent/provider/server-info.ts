@@ -11,6 +11,7 @@ import {isObject} from './wire.js';
 import {knownWindow} from './known-windows.js';
 import {PROVIDER_PRESETS} from '../../core/providers.js';
 import {send, type SendInit} from './http.js';
+import {onLocalNetwork} from '../../core/hosts.js';
 
 export type ServerKind = 'llama.cpp' | 'vllm' | 'lmstudio' | 'ollama' | 'openrouter' | 'other';
 
@@ -72,32 +73,6 @@ function originOf(url: string): string | null {
 
 function isHostedProvider(baseURL: string): boolean {
   return HOSTED_ORIGINS.has(originOf(baseURL) ?? '');
-}
-
-/**
- * This machine or a private network: loopback, the private and link-local ranges (and CGNAT,
- * which Tailscale uses), `.local` names and names without a dot (a container's service name).
- */
-export function onLocalNetwork(baseURL: string): boolean {
-  let host: string;
-  try {
-    host = new URL(baseURL).hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  } catch {
-    return false;
-  }
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return true;
-  // IPv6: loopback, unspecified (a server "listening on ::"), unique-local, link-local; an IPv4
-  // address written as IPv6 is judged as IPv4.
-  // (URL writes it in hex: ::ffff:7f00:1.)
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-  if (mapped) host = [mapped[1]!, mapped[2]!].flatMap(word => [parseInt(word, 16) >> 8, parseInt(word, 16) & 255]).join('.');
-  else if (host.includes(':')) return host === '::1' || host === '::' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
-  const octets = host.split('.').map(Number);
-  if (octets.length === 4 && octets.every(part => Number.isInteger(part) && part >= 0 && part <= 255)) {
-    const [a, b] = octets as [number, number];
-    return a === 127 || a === 10 || a === 0 || (a === 192 && b === 168) || (a === 172 && b >= 16 && b <= 31) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
-  }
-  return !host.includes('.');
 }
 
 /**
@@ -215,10 +190,10 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
   }
 }
 
-/** The body as a JSON object (a leading BOM dropped, as fetch's text() does), else null. */
+/** The body as a JSON object, else null (a leading BOM is already gone: http.ts drops it, as fetch does). */
 function jsonObject(text: string): Json | null {
   try {
-    const parsed: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
+    const parsed: unknown = JSON.parse(text);
     return isObject(parsed) ? parsed : null;
   } catch {
     return null;

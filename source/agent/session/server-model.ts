@@ -1,4 +1,5 @@
-import {isLoopback, type Config} from '../config/config.js';
+import {isLoopback} from '../../core/hosts.js';
+import type {Config} from '../config/config.js';
 import {probeServer} from '../provider/server-info.js';
 import type {Result} from '../../core/result.js';
 

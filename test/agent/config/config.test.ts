@@ -2,7 +2,8 @@ import {mkdtemp, mkdir, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
-import {isLoopback, parseFlags, readinessProblem, resolveConfig, type Flags} from '../../../source/agent/config/config.js';
+import {isLoopback} from '../../../source/core/hosts.js';
+import {parseFlags, readinessProblem, resolveConfig, type Flags} from '../../../source/agent/config/config.js';
 
 let home: string;
 beforeEach(async () => {

@@ -1,7 +1,8 @@
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {afterEach, describe, expect, test} from 'vitest';
-import {onLocalNetwork, probeServer, tableWindow} from '../../../source/agent/provider/server-info.js';
+import {onLocalNetwork} from '../../../source/core/hosts.js';
+import {probeServer, tableWindow} from '../../../source/agent/provider/server-info.js';
 import {createProvider} from '../../../source/agent/provider/client.js';
 import {knownWindow} from '../../../source/agent/provider/known-windows.js';
 import {readContextRefusal} from '../../../source/agent/provider/refusal.js';
