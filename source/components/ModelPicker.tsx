@@ -1,7 +1,7 @@
 import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useEnterGrace, type GraceTiming} from '../hooks/use-key-grace.js';
+import {useChoiceGrace, type GraceTiming} from '../hooks/use-key-grace.js';
 import {firstVisible} from './layout.js';
 import {EmptyList} from './SessionPicker.js';
 import {useTheme} from './theme.js';
@@ -25,20 +25,20 @@ export function filterModels(models: readonly string[], query: string): string[]
   return models.filter(model => words.every(word => model.toLowerCase().includes(word)));
 }
 
-/** `/model` without a name: type to filter, ↑/↓ to move, Enter to switch (not one typed ahead: useEnterGrace), Esc to leave. */
+/** `/model` without a name: type to filter, ↑/↓ to move, Enter to switch (not one typed ahead: useChoiceGrace), Esc to leave. */
 export function ModelPicker({models, current, onPick, onCancel, rows, width, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(() => Math.max(0, models?.indexOf(current) ?? 0));
   const shown = filterModels(models ?? [], query);
   const at = Math.min(selected, Math.max(0, shown.length - 1));
-  const enter = useEnterGrace({now, graceMs});
+  const choice = useChoiceGrace({now, graceMs});
   useInput(
     (input, key) => {
       if (key.escape) return onCancel();
       if (key.upArrow) return setSelected(Math.max(0, at - 1));
       if (key.downArrow) return setSelected(Math.min(shown.length - 1, at + 1));
-      if (key.return) return shown[at] && enter.counts() ? onPick(shown[at]) : undefined;
+      if (key.return) return shown[at] && choice.decides(1, true) ? onPick(shown[at]) : undefined;
       if (key.backspace || key.delete) {
         setQuery(text => text.slice(0, -1));
         return setSelected(0);
@@ -79,8 +79,8 @@ export function ModelPicker({models, current, onPick, onCancel, rows, width, isA
           </Text>
         );
       })}
-      {enter.notice ? <Text {...theme.warning}>{enter.notice}</Text> : null}
-      <Text {...theme.dim}>type to filter · ↑/↓ choose · {enter.isReady ? 'enter switch · ' : ''}esc back</Text>
+      {choice.notice ? <Text {...theme.warning}>{choice.notice}</Text> : null}
+      <Text {...theme.dim}>type to filter · ↑/↓ choose · {choice.isReady ? 'enter switch · ' : ''}esc back</Text>
     </Box>
   );
 }

@@ -1,7 +1,7 @@
 import {Box, Text, useInput} from 'ink';
-import {useRef, useState} from 'react';
+import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useKeyGrace, type GraceTiming} from '../hooks/use-key-grace.js';
+import {useChoiceGrace, type GraceTiming} from '../hooks/use-key-grace.js';
 import {useTheme} from './theme.js';
 import type {RewindScope} from '../agent/session/agent-session.js';
 
@@ -21,7 +21,7 @@ const SCOPES: ReadonlyArray<{scope: RewindScope; label: string}> = [
   {scope: 'files', label: 'files only (the conversation goes on)'},
 ];
 
-export type Props = {
+export type Props = GraceTiming & {
   /** Oldest first; the newest is highlighted first. */
   readonly items: readonly RewindItem[];
   readonly onPick: (item: RewindItem, scope: RewindScope) => void;
@@ -29,9 +29,6 @@ export type Props = {
   readonly rows: number;
   readonly width: number;
   readonly isActive?: boolean;
-  /** The clock and the wait of the step that rewinds (useKeyGrace), for tests. */
-  readonly now?: () => number;
-  readonly graceMs?: number;
 };
 
 /** /rewind (and Esc twice): pick an earlier prompt, then what to take back to just before it. */
@@ -81,7 +78,7 @@ export function RewindPicker({items, onPick, onCancel, rows, width, isActive = t
 /**
  * What to take back, and the key that does it. Files can be rewritten here, so keys typed ahead
  * (a second Enter after the one that picked the prompt) and keys in the short wait after it is
- * drawn rewind nothing, as at every question that changes files (useKeyGrace).
+ * drawn rewind nothing, as at every question that changes files (useChoiceGrace).
  */
 function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: GraceTiming & {
   chosen: RewindItem;
@@ -93,9 +90,7 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
   const theme = useTheme();
   const scopes = chosen.files ? SCOPES : SCOPES.filter(entry => entry.scope === 'conversation');
   const [scope, setScope] = useState(0);
-  const [notice, setNotice] = useState<string>();
-  const grace = useKeyGrace({now, graceMs});
-  const picked = useRef(false);
+  const grace = useChoiceGrace({now, graceMs});
   useInput(
     (input, key) => {
       if (key.escape) return onBack();
@@ -105,12 +100,8 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
       const choice = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
       // Any other key restarts the wait, even once keys count: someone typing a line (a prompt
       // they think is back in the box) rewinds nothing with a digit in it or the Enter that ends it.
-      const ignored = grace.ignoreEarly(Math.max(1, [...input].length), choice === null);
-      if (ignored > 0) return setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed at this choice: pause, then press enter.`);
-      // Once: a second Enter in the same read must not rewind twice.
-      if (choice === null || picked.current) return;
-      picked.current = true;
-      onPick(chosen, scopes[choice]!.scope);
+      const decided = grace.decides(Math.max(1, [...input].length), choice !== null);
+      if (decided && choice !== null) onPick(chosen, scopes[choice]!.scope);
     },
     {isActive},
   );
@@ -126,7 +117,7 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
         </Text>
       ))}
       {chosen.files ? null : <Text {...theme.dim}>No snapshot before that turn, so its files cannot be restored.</Text>}
-      {notice ? <Text {...theme.warning}>{notice}</Text> : null}
+      {grace.notice ? <Text {...theme.warning}>{grace.notice}</Text> : null}
       <Text {...theme.dim}>{grace.isReady ? `↑/↓ or 1–${scopes.length} choose · enter rewind · esc back` : '↑/↓ choose · esc back'}</Text>
     </Box>
   );

@@ -2,7 +2,7 @@ import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import type {SessionSummary} from '../agent/session/saved.js';
 import {toTerminalText} from '../core/terminal-text.js';
-import {useEnterGrace, type GraceTiming} from '../hooks/use-key-grace.js';
+import {useChoiceGrace, type GraceTiming} from '../hooks/use-key-grace.js';
 import {firstVisible} from './layout.js';
 import {useTheme} from './theme.js';
 
@@ -24,18 +24,18 @@ export type Props = GraceTiming & {
 /**
  * `nib --resume` and `/resume`: one line per session, ↑/↓ to move, Enter to open, Esc to leave. An
  * Enter typed ahead (a second one after `/resume`'s) opens nothing: it would swap the session for
- * the top one unseen (useKeyGrace).
+ * the top one unseen (useChoiceGrace).
  */
 export function SessionPicker({sessions, onPick, onCancel, cancelLabel = 'new session', rows, width, isActive = true, now, graceMs}: Props) {
   const theme = useTheme();
   const [selected, setSelected] = useState(0);
-  const enter = useEnterGrace({now, graceMs});
+  const choice = useChoiceGrace({now, graceMs});
   useInput(
     (input, key) => {
       if (key.escape) return onCancel();
       if (key.upArrow || input === 'k') return setSelected(index => Math.max(0, index - 1));
       if (key.downArrow || input === 'j') return setSelected(index => Math.min(sessions.length - 1, index + 1));
-      if (key.return && sessions[selected] && enter.counts()) return onPick(sessions[selected]);
+      if (key.return && sessions[selected] && choice.decides(1, true)) return onPick(sessions[selected]);
     },
     {isActive},
   );
@@ -57,8 +57,8 @@ export function SessionPicker({sessions, onPick, onCancel, cancelLabel = 'new se
           </Text>
         );
       })}
-      {enter.notice ? <Text {...theme.warning}>{enter.notice}</Text> : null}
-      <Text {...theme.dim}>↑/↓ choose · {enter.isReady ? 'enter resume · ' : ''}esc {cancelLabel}</Text>
+      {choice.notice ? <Text {...theme.warning}>{choice.notice}</Text> : null}
+      <Text {...theme.dim}>↑/↓ choose · {choice.isReady ? 'enter resume · ' : ''}esc {cancelLabel}</Text>
     </Box>
   );
 }

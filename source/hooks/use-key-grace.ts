@@ -109,26 +109,28 @@ export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, oth
 }
 
 /**
- * The Enter of a picker: it counts once the list has been on screen a moment with no Enter
- * (useKeyGrace); one that comes sooner does nothing but say so. Other keys (moving, filtering)
- * always count.
+ * A list's choice (a picker's Enter, /rewind's Enter or digit): it counts once the list has been
+ * on screen a moment with no key that could decide it (useKeyGrace), and only once; one sooner does
+ * nothing but say so. `decides(keys, isChoice)` is called with every key the list does not take
+ * itself (moving, filtering); a key that is no choice (`isChoice` false) restarts the wait, so the
+ * Enter that ends a typed line chooses nothing.
  */
-export function useEnterGrace(timing: GraceTiming = {}): {isReady: boolean; notice: string | undefined; counts: () => boolean} {
+export function useChoiceGrace(timing: GraceTiming = {}): {isReady: boolean; notice: string | undefined; decides: (keys: number, isChoice: boolean) => boolean} {
   const grace = useKeyGrace(timing);
   const [notice, setNotice] = useState<string>();
-  const picked = useRef(false);
+  const decided = useRef(false);
   return {
     isReady: grace.isReady,
     notice,
-    counts: () => {
-      const ignored = grace.ignoreEarly(1);
+    decides: (keys, isChoice) => {
+      const ignored = grace.ignoreEarly(keys, !isChoice);
       if (ignored > 0) {
-        setNotice(`Ignored ${ignored === 1 ? 'an enter' : `${ignored} enters`} typed before this list was ready: pause, then press enter.`);
+        setNotice(`Ignored ${ignored} key${ignored === 1 ? '' : 's'} typed at this choice: pause, then press enter.`);
         return false;
       }
-      // Once: a second Enter in the same read must not pick twice.
-      if (picked.current) return false;
-      picked.current = true;
+      // Once: a second Enter in the same read must not choose twice.
+      if (!isChoice || decided.current) return false;
+      decided.current = true;
       return true;
     },
   };
