@@ -16,6 +16,11 @@ export const TEMP_NAMES = {
   sandboxTmp: /^nib-sandbox-(\d+)-[A-Za-z0-9]{6}$/,
 } as const;
 
+/** How this process starts the name of its `kind` of entry (the maker adds the rest, as TEMP_NAMES reads it). */
+export function tempPrefix(kind: keyof typeof TEMP_NAMES): string {
+  return `${kind === 'spill' ? 'nib-bash' : 'nib-sandbox'}-${process.pid}-`;
+}
+
 /**
  * Entries of a dead nib younger than this are left alone: its pid may be another pid namespace's
  * (a container sharing /tmp, or a nib inside nib's own sandbox). A live session's sandbox /tmp is

@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import {unlinkSync} from 'node:fs';
 import path from 'node:path';
+import {tempPrefix} from '../core/stale-temp.js';
 
 /**
  * The temp files holding commands' full output. They belong to the nib that made them: it
@@ -24,7 +25,7 @@ export function newSpillPath(dir: string): string {
       }
     });
   }
-  const file = path.join(dir, `nib-bash-${process.pid}-${randomBytes(6).toString('hex')}.log`);
+  const file = path.join(dir, `${tempPrefix('spill')}${randomBytes(6).toString('hex')}.log`);
   made.add(file);
   return file;
 }

@@ -3,7 +3,7 @@ import {existsSync, lstatSync, readdirSync, realpathSync, statSync} from 'node:f
 import {mkdtemp, utimes} from 'node:fs/promises';
 import {homedir, tmpdir} from 'node:os';
 import {isAbsolute, join, relative, sep} from 'node:path';
-import {KEEP_FRESH_MS, removeTree} from '../../core/stale-temp.js';
+import {KEEP_FRESH_MS, removeTree, tempPrefix} from '../../core/stale-temp.js';
 import {isNibFileName, isVcsDirName} from '../../tools/fs/guards.js';
 import {nibDir} from '../config/xdg.js';
 
@@ -177,8 +177,8 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
       // A command that reaches the sandbox as the session closes would make a /tmp nothing removes.
       if (closed) return 'the session is closing';
       try {
-        // The pid lets a later nib remove it if this one is killed (source/core/stale-temp.ts).
-        tmp = await mkdtemp(join(tmpdir(), `nib-sandbox-${process.pid}-`));
+        // Named with the pid, so a later nib removes it if this one is killed (source/core/stale-temp.ts).
+        tmp = await mkdtemp(join(tmpdir(), tempPrefix('sandboxTmp')));
       } catch (error) {
         return `cannot make its /tmp in ${tmpdir()} (${error instanceof Error ? error.message : String(error)})`;
       }
