@@ -136,9 +136,10 @@ export class AgentSession extends SessionCore {
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
-    // The undo point, taken while the request streams: tool calls wait for it, and so does the end of
-    // the turn (its Stop hooks, its notices, the next command). Print mode in ask or plan changes nothing.
-    const undoPoint = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
+    // Print mode in ask or plan changes nothing. The undo point is taken while the request streams:
+    // tool calls wait for it, and so does the end of the turn (its Stop hooks, its notices, the next command).
+    const snapshots = this.canAsk || mode === 'auto-edit' || mode === 'yolo';
+    const undoPoint = snapshots ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
@@ -180,7 +181,7 @@ export class AgentSession extends SessionCore {
       this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once (snapshots run in order); print mode waits, not to exit under one.
-      const after = this.canAsk || mode === 'auto-edit' || mode === 'yolo' ? this.store.afterTurn(mode) : Promise.resolve();
+      const after = snapshots ? this.store.afterTurn(mode) : Promise.resolve();
       if (this.canAsk) void after.catch(() => {}); // a failure only costs /undo's edit warning
       else await after.catch(() => {});
     }
