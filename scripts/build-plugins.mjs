@@ -1,6 +1,8 @@
 // The build's esbuild plugins: each changes one thing in a package nib bundles, says why, and
 // fails the build when the package no longer looks the way it expects.
+import {readFileSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
+import {dirname, join} from 'node:path';
 import {ROOT} from './generated.mjs';
 
 /**
@@ -110,6 +112,42 @@ export function swapImports(name, {importer, modules, resolveDir}) {
         const missing = specifiers.filter(specifier => !swapped.has(specifier));
         if (missing.length === 0 || result.errors.length > 0) return undefined;
         return {errors: [{text: `${name}: ${missing.join(' and ')} no longer imported as it expects; update that plugin in scripts/`}]};
+      });
+    },
+  };
+}
+
+/**
+ * Copies of one version of each package named resolve to the first one met, as a deduplicated
+ * install would have them: npm keeps a copy under each dependent when the hoisted one is of
+ * another version, and the bundle then holds (and loads) the same code twice.
+ */
+export function sameCopiesOnce(names) {
+  // The version in the copy's own package.json (its entry may sit in a folder of the package).
+  const versionOf = (name, path) => {
+    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+        if (pkg.name === name) return pkg.version;
+      } catch {
+        // No package.json here: look further up.
+      }
+    }
+    return undefined;
+  };
+  return {
+    name: 'same-copies-once',
+    setup(builder) {
+      const first = new Map();
+      builder.onResolve({filter: new RegExp(`^(${names.join('|')})$`)}, async args => {
+        if (args.pluginData === 'same-copies-once') return undefined;
+        const resolved = await builder.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'same-copies-once'});
+        if (resolved.errors.length > 0) return undefined;
+        const version = versionOf(args.path, resolved.path);
+        if (version === undefined) return undefined;
+        const key = `${args.path}@${version}`;
+        if (!first.has(key)) first.set(key, resolved.path);
+        return {path: first.get(key)};
       });
     },
   };

@@ -1,7 +1,5 @@
 // The build's changes to Ink and the packages it draws with (scripts/build-plugins.mjs has the rest).
-import {readFileSync} from 'node:fs';
-import {dirname, join} from 'node:path';
-import {patchSource} from './build-plugins.mjs';
+import {patchSource, sameCopiesOnce} from './build-plugins.mjs';
 
 /**
  * nib's changes to how Ink draws and reads keys (Ink, its layout engine, its line measure), each
@@ -9,55 +7,24 @@ import {patchSource} from './build-plugins.mjs';
  * the Ink that nib ships; nib's own frame writer (inkFrameLog) is nib's, not Ink's, and is not here.
  */
 export function inkPatches() {
-  return [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck(), ...signalExitOnce()];
+  return [inkInputInCommit(), inkPasteInCommit(), inkOutputCaches(), inkTextWidthCache(), yogaWithoutFetch(), stringWidthEmojiCheck(), sameCopiesOnce(['signal-exit', 'ansi-styles']), signalExitWithoutAssert()];
 }
 
 /**
- * Ink and restore-cursor (which Ink hides the cursor with) each bring a copy of signal-exit 3, so
- * the bundle held it twice, and it loads Node's `assert` for one argument check: 2.2 ms of CPU at
- * every start of the TUI for a module nothing else loads. Copies of the same version of it, and of
- * ansi-styles (wrap-ansi's and ansi-tokenize's, each building its tables at load), now resolve to
- * the first one met, as a deduplicated install would have them (signal-exit 3 keeps its state on
- * `process`, so its two copies shared it anyway), and signal-exit's check is written out.
+ * Ink and restore-cursor (which Ink hides the cursor with) each bring a copy of signal-exit 3.0.7,
+ * and wrap-ansi and ansi-tokenize each one of ansi-styles 6.2.3, which builds its tables at load:
+ * one copy of each now (sameCopiesOnce). signal-exit 3 keeps its state on `process`, so its two
+ * copies shared it anyway; and it loaded Node's `assert` for one argument check, 2.2 ms of CPU at
+ * every start of the TUI for a module nothing else loads, so the check is written out.
  */
-export function signalExitOnce() {
-  const names = ['signal-exit', 'ansi-styles'];
-  // The version in the copy's own package.json (its entry may sit in a folder of the package).
-  const versionOf = (name, path) => {
-    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
-      try {
-        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-        if (pkg.name === name) return pkg.version;
-      } catch {
-        // No package.json here: look further up.
-      }
-    }
-    return undefined;
-  };
-  const once = {
-    name: 'same-copies-once',
-    setup(builder) {
-      const first = new Map();
-      builder.onResolve({filter: new RegExp(`^(${names.join('|')})$`)}, async args => {
-        if (args.pluginData === 'same-copies-once') return undefined;
-        const resolved = await builder.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'same-copies-once'});
-        if (resolved.errors.length > 0) return undefined;
-        const version = versionOf(args.path, resolved.path);
-        if (version === undefined) return undefined;
-        const key = `${args.path}@${version}`;
-        if (!first.has(key)) first.set(key, resolved.path);
-        return {path: first.get(key)};
-      });
-    },
-  };
-  const withoutAssert = patchSource('signal-exit-without-assert', {
+export function signalExitWithoutAssert() {
+  return patchSource('signal-exit-without-assert', {
     file: /[\\/]signal-exit[\\/]index\.js$/,
     applies: text => text.includes("require('assert')"),
     replacements: [
       ["var assert = require('assert')", "var assert = {equal: function (actual, expected, message) { if (actual != expected) throw new TypeError(message) }}"],
     ],
   });
-  return [once, withoutAssert];
 }
 
 /**
