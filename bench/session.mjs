@@ -13,7 +13,7 @@ import {cp, mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {createServer} from 'node:http';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
-import {builds, CLI, importSources, median, requireBuild} from './support.mjs';
+import {builds, CLI, importSources, median, requireBuild, writeTree} from './support.mjs';
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
@@ -32,12 +32,7 @@ try {
   // ---- 1. snapshots
   const root = join(base, 'work');
   const data = join(base, 'data');
-  for (let dir = 0; dir < FILES / 100; dir++) {
-    const folder = join(root, `pkg${dir}`, 'src');
-    await mkdir(folder, {recursive: true});
-    await Promise.all(Array.from({length: 100}, (_, file) =>
-      writeFile(join(folder, `f${file}.ts`), `export const v${dir}_${file} = ${dir * 100 + file};\n`.repeat(8))));
-  }
+  await writeTree(root, FILES);
   const opened = await Snapshots.open({root, data, session: 'bench'});
   if (!opened.ok) throw new Error(opened.error.message);
   const store = opened.value;

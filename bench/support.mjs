@@ -3,7 +3,7 @@
 import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {existsSync, statfsSync} from 'node:fs';
-import {mkdtemp, readFile, realpath, rm} from 'node:fs/promises';
+import {mkdir, mkdtemp, readFile, realpath, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
@@ -100,4 +100,14 @@ export async function treeDir(prefix) {
     // no /dev/shm: the temp dir it is
   }
   return realpath(await mkdtemp(join(shmFree > 1024 ** 3 ? '/dev/shm' : tmpdir(), prefix)));
+}
+
+/** A workspace of `files` small TypeScript files under `root`, 100 to a folder (pkgN/src/fM.ts). */
+export async function writeTree(root, files) {
+  for (let dir = 0; dir < files / 100; dir++) {
+    const folder = join(root, `pkg${dir}`, 'src');
+    await mkdir(folder, {recursive: true});
+    await Promise.all(Array.from({length: 100}, (_, file) =>
+      writeFile(join(folder, `f${file}.ts`), `export const v${dir}_${file} = ${dir * 100 + file};\n`.repeat(8))));
+  }
 }

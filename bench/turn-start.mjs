@@ -1,28 +1,25 @@
 // How soon a prompt typed in the TUI reaches the server: Enter to the chat request arriving at
-// the loopback server, median of RUNS, in an empty project and in a git repository of FILES small
-// files (the undo point of the turn, a snapshot of the workspace, is taken meanwhile). Each run is
-// a new session; the prompt is typed once the idle screen has been up for 2.5 s (the start's
-// background work done). Printed, not asserted.
+// the loopback server, median of BENCH_RUNS, in an empty project and in a git repository of
+// BENCH_FILES small files (the undo point of the turn, a snapshot of the workspace, is taken
+// meanwhile). Each run is a new session; the prompt is typed once the idle screen has been up for
+// 2.5 s (the start's background work done). Printed, not asserted.
 // Run: npm run build && npx node bench/turn-start.mjs   (NIB_BENCH_BASELINE=<other dist/cli.js>)
 import {execFileSync} from 'node:child_process';
-import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdtemp, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {cleanup, IDLE, startNib, turnEnded} from './pty.mjs';
-import {builds, loadTestServer, median, requireBuild} from './support.mjs';
+import {builds, loadTestServer, median, requireBuild, writeTree} from './support.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-const FILES = Number(process.env.FILES ?? 5000);
+const FILES = Number(process.env.BENCH_FILES ?? 5000);
 
 requireBuild();
 const {startOpenAiServer, sse} = await loadTestServer();
 const server = await startOpenAiServer(() => sse.text('ok'));
 
 const repo = await mkdtemp(join(tmpdir(), 'nib-bench-turn-start-'));
-for (let dir = 0; dir < FILES / 100; dir++) {
-  await mkdir(join(repo, 'src', `d${dir}`), {recursive: true});
-  for (let file = 0; file < 100; file++) await writeFile(join(repo, 'src', `d${dir}`, `f${file}.ts`), `export const v${file} = ${file};\n`);
-}
+await writeTree(repo, FILES);
 const git = (...args) => execFileSync('git', args, {cwd: repo, stdio: 'ignore', env: {...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b'}});
 git('init', '-q');
 git('add', '-A');
