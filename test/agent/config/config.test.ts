@@ -132,6 +132,10 @@ describe('readinessProblem', () => {
     expect(isLoopback('http://0.0.0.0:8000/v1')).toBe(true);
     expect(isLoopback('https://api.openai.com/v1')).toBe(false);
     expect(isLoopback('http://127.example.com/v1')).toBe(false);
+    // The host as the window probe reads it too (core/hosts.ts): any case, a trailing dot, IPv4 written as IPv6.
+    expect(isLoopback('http://LOCALHOST.:8080/v1')).toBe(true);
+    expect(isLoopback('http://[::ffff:127.0.0.1]:8080/v1')).toBe(true);
+    expect(isLoopback('http://[::ffff:10.0.0.1]:8080/v1')).toBe(false);
   });
 });
 
