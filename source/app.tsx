@@ -6,7 +6,8 @@ import {answerRewind, answerUndo, openPicker, openRewind, pickSession} from './c
 import {openModelPicker, pickModel} from './commands/model-commands.js';
 import {runSlashCommand, slashCommands, type SlashCommand} from './commands/slash.js';
 import {ApprovalPrompt} from './components/ApprovalPrompt.js';
-import {budgetRows} from './components/layout.js';
+import {budgetRows, promptMaxRows} from './components/layout.js';
+import {countPromptRows} from './components/prompt-rows.js';
 import {LiveTurn} from './components/LiveTurn.js';
 import {Overlay} from './components/Overlay.js';
 import {PromptInput, slashMatches, slashMenuRows} from './components/PromptInput.js';
@@ -115,7 +116,10 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
 
   // The @ list's length is not known here; its rows are budgeted whenever an @ is being typed.
   const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
-  const budget = budgetRows({rows, inputLines: input.split('\n').length, menuRows, queued: state.queue.length, isApproving});
+  const promptRows = promptMaxRows({rows, menuRows, queued: state.queue.length});
+  // The prompt's text starts two columns in (its mark and a space).
+  const inputLines = Math.min(promptRows, countPromptRows(input, width - 2, promptRows));
+  const budget = budgetRows({rows, inputLines, menuRows, queued: state.queue.length, isApproving});
 
   return (
     <>
@@ -158,6 +162,8 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
               mentionSearch={mentionSearch}
               isActive={!isApproving}
               onEditInEditor={editPrompt}
+              width={width}
+              maxRows={promptRows}
               placeholder={state.busy ? 'working… type to queue a message' : IDLE_PLACEHOLDER}
             />
           </>

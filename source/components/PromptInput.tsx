@@ -23,6 +23,9 @@ export type Props = {
   readonly placeholder?: string;
   /** Rows the completion list may use. */
   readonly menuRows?: number;
+  /** The screen's columns, and the rows the prompt may take (a taller one scrolls with the cursor). */
+  readonly width: number;
+  readonly maxRows: number;
   /** Workspace paths matching what follows an `@`, best first (absent: no `@` completion). */
   readonly mentionSearch?: (query: string) => readonly string[];
 };
@@ -33,7 +36,7 @@ export type Props = {
  * (Up/Down choose, Tab or Enter complete, Esc closes the path list and keeps the text).
  * Memoized: the caller's callbacks are stable, so a streaming answer's frames leave it alone.
  */
-export const PromptInput = memo(function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch}: Props) {
+export const PromptInput = memo(function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch, width, maxRows}: Props) {
   const theme = useTheme();
   // Position in `history` while walking it, and the unsent draft to come back to. A ref too: a held
   // Up delivers several presses in one read, before React renders again, and each must step.
@@ -143,19 +146,19 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
     {isActive},
   );
 
-  const lines = value.split('\n');
   return (
     <Box flexDirection="column">
-      <Box>
-        <Box flexDirection="column" marginRight={1}>
-          {lines.map((_, index) => (
-            <Text key={index} {...theme.accent}>
-              {index === 0 ? '›' : '┊'}
-            </Text>
-          ))}
-        </Box>
-        <TextInput value={value} onChange={fromInput} onSubmit={submit} focus={isActive} placeholder={placeholder ?? ''} line={line} />
-      </Box>
+      <TextInput
+        value={value}
+        onChange={fromInput}
+        onSubmit={submit}
+        focus={isActive}
+        placeholder={placeholder ?? ''}
+        line={line}
+        width={width}
+        maxRows={maxRows}
+        marks={{first: '›', next: '┊', style: theme.accent}}
+      />
       {isMenuOpen && isActive ? (
         <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} prefix={isMention ? '@' : '/'} />
       ) : null}

@@ -1,7 +1,8 @@
-import {Text, useInput} from 'ink';
-import {useReducer, type RefObject} from 'react';
+import {Box, Text, useInput, type TextProps} from 'ink';
+import {useReducer, type ReactNode, type RefObject} from 'react';
+import {countPromptRows, nextBoundary, previousBoundary, promptWindow, type PromptRow} from './prompt-rows.js';
 
-/** The text and where the cursor is in it (a UTF-16 index, never inside a surrogate pair). */
+/** The text and where the cursor is in it (a UTF-16 index, never inside a character). */
 export type Line = {value: string; cursor: number};
 
 export type Props = {
@@ -17,18 +18,27 @@ export type Props = {
    * (history, completion, clearing after a send), so the next key of the same burst sees them.
    */
   readonly line: RefObject<Line>;
+  /** Columns for the text and the mark before each of its rows, and the rows it may take at most. */
+  readonly width: number;
+  readonly maxRows: number;
+  /** The mark before the first line, before each further line, and its style. */
+  readonly marks: {first: string; next: string; style: TextProps};
 };
 
 /**
  * One editable line (it may hold line breaks) with a drawn cursor. Left/Right, Home/End,
  * Backspace and Delete edit; Ctrl and Alt chords, Up/Down, Tab and Esc are left to the caller.
+ * A text wider than the screen is cut into rows here, so the rows it takes are known; one taller
+ * than `maxRows` shows the rows around the cursor and says how many are hidden (a pasted file
+ * drawn whole would push the screen's live region past its top, and the terminal would keep a
+ * copy of it in its history at every key).
  *
  * The text and cursor live in a ref (`line`) that every key updates at once. Ink hands over each key of
  * one stdin read before React renders again (a burst: a held Backspace, a loaded machine, a slow
  * link), so an input that works from its last render's props (ink-text-input does) applies only
  * the last key of the burst: "fix teh" + three Backspaces + "the build" came out "fix tethe build".
  */
-export function TextInput({value, onChange, onSubmit, focus, placeholder = '', line}: Props) {
+export function TextInput({value, onChange, onSubmit, focus, placeholder = '', line, width, maxRows, marks}: Props) {
   const [, redraw] = useReducer((count: number) => count + 1, 0);
   // Replaced from outside (history, completion, the editor, cleared after sending).
   if (value !== line.current.value) line.current = {value, cursor: value.length};
@@ -61,37 +71,69 @@ export function TextInput({value, onChange, onSubmit, focus, placeholder = '', l
     {isActive: focus},
   );
 
-  const {cursor} = line.current;
-  if (!focus) return <Text>{value === '' ? <Text color="gray">{placeholder}</Text> : value}</Text>;
+  const cursor = focus ? line.current.cursor : -1;
   if (value === '') {
     return (
-      <Text>
-        <Text inverse>{placeholder.slice(0, nextBoundary(placeholder, 0)) || ' '}</Text>
-        <Text color="gray">{placeholder.slice(nextBoundary(placeholder, 0))}</Text>
-      </Text>
+      <Box>
+        <Text {...marks.style}>{marks.first} </Text>
+        {focus ? (
+          <Text>
+            <Text inverse>{placeholder.slice(0, nextBoundary(placeholder, 0)) || ' '}</Text>
+            <Text color="gray">{placeholder.slice(nextBoundary(placeholder, 0))}</Text>
+          </Text>
+        ) : (
+          <Text color="gray">{placeholder}</Text>
+        )}
+      </Box>
     );
   }
-  const under = value.slice(cursor, nextBoundary(value, cursor));
+  const room = Math.max(2, width - marks.first.length - 1);
+  const lines = value.split('\n');
+  // Most prompts are a few short lines: drawn without cutting anything.
+  if (countPromptRows(value, room, maxRows) === lines.length) {
+    let start = 0;
+    return (
+      <Box flexDirection="column">
+        {lines.map((text, index) => {
+          const row = {start, end: start + text.length, lineStart: true, firstLine: index === 0};
+          start = row.end + 1;
+          return rowOf(value, row, cursor, marks, index);
+        })}
+      </Box>
+    );
+  }
+  const {rows, above, below} = promptWindow(value, Math.max(0, cursor), room, maxRows);
+  const hidden = [above > 0 ? `${above} above` : '', below > 0 ? `${below} below` : ''].filter(Boolean).join(', ');
   return (
-    <Text>
-      {value.slice(0, cursor)}
-      {/* On a line break or past the end, the cursor is a space of its own. */}
-      <Text inverse>{under === '' || under === '\n' ? ' ' : under}</Text>
-      {under === '\n' ? '\n' : ''}
-      {value.slice(cursor + under.length)}
-    </Text>
+    <Box flexDirection="column">
+      {hidden ? (
+        <Text dimColor wrap="truncate-end">
+          {' '.repeat(marks.first.length + 1)}⋯ {hidden} ({rows.length + above + below} rows; ctrl+g edits it in $EDITOR)
+        </Text>
+      ) : null}
+      {rows.map(row => rowOf(value, row, cursor, marks, row.start))}
+    </Box>
   );
 }
 
-/** Where the character before `index` starts: a surrogate pair (an emoji) is one character. */
-function previousBoundary(text: string, index: number): number {
-  if (index <= 0) return 0;
-  const low = text.charCodeAt(index - 1);
-  const high = text.charCodeAt(index - 2);
-  return low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? index - 2 : index - 1;
-}
-
-function nextBoundary(text: string, index: number): number {
-  if (index >= text.length) return text.length;
-  return (text.codePointAt(index) ?? 0) > 0xffff ? index + 2 : index + 1;
+/** One row of the text with its mark, and the cursor if it stands there (-1: nowhere). */
+function rowOf(value: string, row: PromptRow, cursor: number, marks: Props['marks'], key: number): ReactNode {
+  const mark = row.lineStart ? (row.firstLine ? marks.first : marks.next) : ' '.repeat(marks.first.length);
+  const here = cursor >= row.start && (cursor < row.end || (cursor === row.end && (row.end === value.length || value[row.end] === '\n')));
+  if (!here) {
+    return (
+      <Text key={key}>
+        <Text {...marks.style}>{mark}</Text> {value.slice(row.start, row.end)}
+      </Text>
+    );
+  }
+  const under = cursor === row.end ? '' : value.slice(cursor, nextBoundary(value, cursor));
+  return (
+    <Text key={key}>
+      <Text {...marks.style}>{mark}</Text> {value.slice(row.start, cursor)}
+      {/* Past the end of the row, the cursor is a space of its own. */}
+      <Text inverse>{under === '' ? ' ' : under}</Text>
+      {value.slice(cursor + under.length, row.end)}
+    </Text>
+  );
 }

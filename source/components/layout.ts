@@ -18,6 +18,15 @@ export function budgetRows(input: {rows: number; inputLines: number; menuRows: n
   return {live, approval: Math.max(1, free - live)};
 }
 
+/**
+ * The rows the prompt may take: what is left once the status lines, the completion list, the
+ * queued messages and a few rows of the live turn have theirs (a taller prompt scrolls).
+ */
+export function promptMaxRows(input: {rows: number; menuRows: number; queued: number}): number {
+  return Math.max(2, input.rows - statusRows - 1 - input.menuRows - input.queued - minLiveRows);
+}
+const minLiveRows = 4;
+
 /** The first row of a list scrolled so that `selected` is in the last of `visible` rows at most. */
 export function firstVisible(selected: number, count: number, visible: number): number {
   return Math.min(Math.max(0, selected - visible + 1), Math.max(0, count - visible));

@@ -30,6 +30,8 @@ function Harness({history = [], onSubmit, onEdit}: {history?: string[]; onSubmit
       commands={commands}
       mentionSearch={mentionSearch}
       isActive
+      width={80}
+      maxRows={10}
       {...(onEdit ? {onEditInEditor: onEdit} : {})}
     />
   );

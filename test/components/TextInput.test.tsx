@@ -11,12 +11,14 @@ const home = '\u001B[H';
 const end = '\u001B[F';
 const del = '\u001B[3~';
 
-function Harness({initial = '', sent}: {initial?: string; sent: string[]}) {
+const marks = {first: '›', next: '┊', style: {}};
+
+function Harness({initial = '', sent, width = 80, maxRows = 10}: {initial?: string; sent: string[]; width?: number; maxRows?: number}) {
   const [value, setValue] = useState(initial);
   const line = useRef<Line>({value: initial, cursor: initial.length});
   return (
     <>
-      <TextInput value={value} onChange={setValue} onSubmit={text => sent.push(text)} focus placeholder="type here" line={line} />
+      <TextInput value={value} onChange={setValue} onSubmit={text => sent.push(text)} focus placeholder="type here" line={line} width={width} maxRows={maxRows} marks={marks} />
       {/* A change from outside, as history or the editor make. */}
       <Outside onReplace={setValue} />
     </>
@@ -29,9 +31,9 @@ function Outside({onReplace}: {onReplace: (value: string) => void}) {
   return null;
 }
 
-function setup(initial = '') {
+function setup(initial = '', size: {width?: number; maxRows?: number} = {}) {
   const sent: string[] = [];
-  const app = render(<Harness initial={initial} sent={sent} />);
+  const app = render(<Harness initial={initial} sent={sent} {...size} />);
   return {...app, sent, type: typist(app.stdin)};
 }
 
@@ -68,7 +70,39 @@ test('a value replaced from outside puts the cursor at its end', async () => {
   const {type, sent, lastFrame} = setup('first');
   await type(home);
   replace('from history');
-  await waitFor(() => expect(plain(lastFrame())).toBe('from history'));
+  await waitFor(() => expect(plain(lastFrame())).toBe('› from history'));
   await type('!', '\r');
   await waitFor(() => expect(sent).toEqual(['from history!']));
+});
+
+test('the cursor steps over a character of several code points whole: a skin tone, a family, an accent', async () => {
+  const {type, sent} = setup();
+  await type('x👍🏽y', left, left, 'Z', end, ' a👨‍👩‍👧b', left, left, 'X', end, ' e\u0301', '\u007F', '\r');
+  await waitFor(() => expect(sent).toEqual(['xZ👍🏽y aX👨‍👩‍👧b ']));
+});
+
+test('a prompt taller than its rows shows the rows around the cursor and says how many are hidden', async () => {
+  const pasted = Array.from({length: 60}, (_, index) => `pasted line ${index + 1}`).join('\n');
+  const {type, lastFrame, sent} = setup(pasted, {maxRows: 8});
+  const frame = () => plain(lastFrame()).split('\n');
+  await waitFor(() => expect(frame()).toHaveLength(8));
+  expect(frame()[0]).toContain('⋯ 53 above (60 rows; ctrl+g edits it in $EDITOR)');
+  expect(frame().at(-1)).toBe('┊ pasted line 60');
+  expect(frame()[1]).toBe('┊ pasted line 54');
+  await type(home);
+  await waitFor(() => expect(frame()[0]).toContain('⋯ 53 below'));
+  expect(frame()[1]).toBe('› pasted line 1');
+  expect(frame()).toHaveLength(8);
+  await type('!', '\r');
+  await waitFor(() => expect(sent).toEqual([`!${pasted}`]));
+});
+
+test('a line wider than the input is cut into rows that fit, and a very long one scrolls too', async () => {
+  const {lastFrame} = setup('a'.repeat(100), {width: 40});
+  const frame = () => plain(lastFrame()).split('\n');
+  // 37 columns of text a row (40, less the mark, its space and the cursor's column).
+  await waitFor(() => expect(frame()).toEqual(['› ' + 'a'.repeat(37), '  ' + 'a'.repeat(37), '  ' + 'a'.repeat(26)]));
+  const long = setup('b'.repeat(6000), {width: 40, maxRows: 5});
+  await waitFor(() => expect(plain(long.lastFrame()).split('\n')).toHaveLength(5));
+  expect(plain(long.lastFrame())).toContain('⋯ 159 above (163 rows');
 });

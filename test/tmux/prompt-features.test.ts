@@ -119,4 +119,27 @@ describe('at the prompt, in a real terminal', () => {
     const messages = server.requests[3]!.body.messages;
     expect(messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['first prompt', 'make the file again']);
   });
+
+  test('a pasted prompt taller than the screen scrolls in place: the history keeps no copy of it', async () => {
+    const session = await start({script: [sse.text('Got all sixty.')], width: 100, height: 30, historyLimit: 10_000});
+    const {term, server} = session;
+    await term.waitForText(IDLE);
+    const pasted = Array.from({length: 60}, (_, index) => `pasted line ${index + 1}`).join('\n');
+    // Bracketed paste, as a terminal wraps what is pasted into it.
+    await term.type(`\u001B[200~${pasted}\u001B[201~`);
+    await term.waitForText('┊ pasted line 60');
+    for (const key of ['a', 'b', 'c', 'd']) await term.type(key);
+    await term.send('Home');
+    await term.waitForText('› pasted line 1');
+    await term.send('End');
+    await term.waitForText('pasted line 60abcd');
+    const screen = await term.capture();
+    expect(screen).toMatch(/⋯ \d+ above \(60 rows; ctrl\+g edits it in \$EDITOR\)/);
+    const history = await term.history();
+    expect(history.split('pasted line 30\n').length - 1).toBeLessThanOrEqual(1);
+    expect(history.split('nib-test-model').length - 1).toBe(1);
+    await term.send('Enter');
+    await term.waitForText('Got all sixty.');
+    expect(lastUser(server.requests[0]!.body.messages)).toBe(`${pasted}abcd`);
+  });
 });

@@ -1,0 +1,85 @@
+import stringWidth from 'string-width';
+
+/**
+ * Where the prompt's cursor may stand, and how a prompt too tall for the screen is shown. Pure.
+ *
+ * The cursor moves by grapheme (what a person sees as one character): a skin-toned thumb or a
+ * family emoji is several code points, and stepping between them put typed text inside the emoji.
+ */
+let segmenter: Intl.Segmenter | undefined;
+const graphemes = (text: string) => (segmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(text);
+
+/** Where the character before `index` starts. */
+export function previousBoundary(text: string, index: number): number {
+  if (index <= 0) return 0;
+  return graphemes(text).containing(Math.min(index, text.length) - 1)!.index;
+}
+
+/** Where the character at `index` ends. */
+export function nextBoundary(text: string, index: number): number {
+  if (index >= text.length) return text.length;
+  const at = graphemes(text).containing(index)!;
+  return at.index + at.segment.length;
+}
+
+/** One screen row of the prompt: `value.slice(start, end)`, and whether a line of the text starts there. */
+export type PromptRow = {start: number; end: number; lineStart: boolean; firstLine: boolean};
+
+/**
+ * The rows the prompt takes at `width` columns: each line of the text, cut where the next
+ * character would pass `width - 1` (a column stays free for the cursor past a row's end). Cuts
+ * fall between characters, not words, so the count is exact.
+ */
+export function promptRows(value: string, width: number): PromptRow[] {
+  const room = Math.max(1, width - 1);
+  const rows: PromptRow[] = [];
+  let lineStartAt = 0;
+  for (const line of value.split('\n')) {
+    const lineEnd = lineStartAt + line.length;
+    let start = lineStartAt;
+    let used = 0;
+    // ASCII is one column a character: the common case is cut without measuring.
+    if (/^[\x20-\x7E]*$/.test(line)) {
+      for (; lineEnd - start > room; start += room) rows.push({start, end: start + room, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
+    } else {
+      for (const {segment, index} of graphemes(line)) {
+        const width = stringWidth(segment);
+        if (used + width > room && used > 0) {
+          rows.push({start, end: lineStartAt + index, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
+          start = lineStartAt + index;
+          used = 0;
+        }
+        used += width;
+      }
+    }
+    rows.push({start, end: lineEnd, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
+    lineStartAt = lineEnd + 1;
+  }
+  return rows;
+}
+
+/**
+ * The prompt's rows at `width`, counted up to `limit + 1` (more are not told apart). Cheap for a
+ * short prompt, which is measured only when it could wrap.
+ */
+export function countPromptRows(value: string, width: number, limit: number): number {
+  const lines = value.split('\n');
+  if (lines.length > limit) return limit + 1;
+  // No character is wider than two columns.
+  if (lines.every(line => line.length * 2 <= width - 1)) return lines.length;
+  return Math.min(limit + 1, promptRows(value, width).length);
+}
+
+/** The rows shown: all of them, or when there are more than `maxRows`, one row that says what is hidden and the rest around the cursor. */
+export type PromptWindow = {rows: PromptRow[]; above: number; below: number};
+
+export function promptWindow(value: string, cursor: number, width: number, maxRows: number): PromptWindow {
+  const rows = promptRows(value, width);
+  if (rows.length <= maxRows) return {rows, above: 0, below: 0};
+  const visible = Math.max(1, maxRows - 1);
+  // The cursor's row: the one it stands in, or at the end of a line, that line's last row.
+  let at = rows.findIndex(row => cursor >= row.start && cursor < row.end);
+  if (at === -1) at = Math.max(0, rows.findIndex((row, index) => row.end === cursor && (index === rows.length - 1 || rows[index + 1]!.lineStart)));
+  const first = Math.min(Math.max(0, at - visible + 1), Math.max(0, rows.length - visible));
+  return {rows: rows.slice(first, first + visible), above: first, below: Math.max(0, rows.length - first - visible)};
+}
