@@ -171,13 +171,16 @@ function withTool(state: UiState, callId: string, update: (tool: ToolView) => To
 }
 
 function decide(state: UiState, callId: string, decision: Decision): UiState {
-  const approvals = state.approvals.filter(candidate => candidate.id !== callId);
+  const request = state.approvals.find(candidate => candidate.id === callId);
+  const approvals = state.approvals.filter(candidate => candidate !== request);
   return withTool({...state, approvals}, callId, tool => {
     switch (decision.kind) {
       case 'no':
         return {...tool, status: 'denied', summary: decision.feedback ? `denied: ${decision.feedback}` : 'denied'};
       case 'edit':
-        return {...tool, status: 'pending', edited: true};
+        // An edited command is what runs: the badge shows it, not the model's. (A session log
+        // replayed on resume keeps no approval requests: there, the command is bash's.)
+        return {...tool, status: 'pending', edited: true, ...((request ? request.preview.command !== undefined : tool.name === 'bash') ? {keyArg: decision.text} : {})};
       default:
         return {...tool, status: 'pending'};
     }

@@ -150,6 +150,28 @@ describe('reduce: one event kind at a time', () => {
     expect(edit.live.tools[0]).toMatchObject({status: 'pending', edited: true});
   });
 
+  test('an edited command is the one its badge shows; an edited file keeps its path', () => {
+    const command: ApprovalRequest = {id: 'c1', name: 'bash', args: {command: 'echo hi'}, preview: {title: 'bash echo hi', outside: false, command: {command: 'echo hi', cwd: '/w'}}};
+    const ran = fold([
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"echo hi"}', keyArg: 'echo hi'},
+      {type: 'approval-request', request: command},
+      {type: 'approval-decision', id: 'c1', decision: {kind: 'edit', text: 'echo edited'}},
+    ]);
+    expect(ran.live.tools[0]).toMatchObject({keyArg: 'echo edited', edited: true});
+    const file = fold([
+      {type: 'tool-call', id: 'c1', name: 'write', arguments: '{"path":"a.ts"}', keyArg: 'a.ts'},
+      {type: 'approval-request', request: request('c1', 'write')},
+      {type: 'approval-decision', id: 'c1', decision: {kind: 'edit', text: 'new content'}},
+    ]);
+    expect(file.live.tools[0]).toMatchObject({keyArg: 'a.ts', edited: true});
+    // A resumed session's log keeps the decision, not the request.
+    const replayed = fold([
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"echo hi"}', keyArg: 'echo hi'},
+      {type: 'approval-decision', id: 'c1', decision: {kind: 'edit', text: 'echo edited'}},
+    ]);
+    expect(replayed.live.tools[0]).toMatchObject({keyArg: 'echo edited', edited: true});
+  });
+
   test('tool-start runs the tool from the event time', () => {
     const state = fold([
       {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"npm test"}', keyArg: 'npm test'},
