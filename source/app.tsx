@@ -94,8 +94,19 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
     return () => stop.removeEventListener('abort', onStop);
   }, [stop, session]);
   useEffect(() => {
-    if (isStopping && !state.busy) exit();
+    if (!isStopping) return;
+    if (!state.busy) return exit();
+    // A turn that does not wind down (longer than a command's kill grace) does not keep nib open.
+    const timer = setTimeout(exit, 5000);
+    return () => clearTimeout(timer);
   }, [isStopping, state.busy, exit]);
+  // Ctrl+C twice or Ctrl+D during a turn: the same, so the last screen shows the turn interrupted
+  // rather than a command still running. Asked again while winding down, nib exits at once.
+  const quit = useStableCallback(() => {
+    if (!state.busy || isStopping) return exit();
+    session.interrupt();
+    setStopping(true);
+  });
 
   const {isExitArmed} = useSessionKeys({
     isBusy: state.busy,
@@ -103,7 +114,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
     isActive: !isApproving && overlay === null,
     onInterrupt: () => session.interrupt(),
     onClearInput: () => setInput(''),
-    onExit: () => exit(),
+    onExit: () => quit(),
     onCycleMode: () => session.cycleMode(),
     onRewind: () => openRewind(session, dispatch),
   });

@@ -66,4 +66,20 @@ describe('keys in a real terminal', () => {
     expect(stty).not.toMatch(/-icanon|(^|\s)-echo(\s|$)/m);
     expect(await term.query('#{cursor_flag}')).toBe('1');
   });
+
+  test('Ctrl+C twice at once during a running command: the command dies and the last screen says it was interrupted', async () => {
+    const session = await start({
+      script: [sse.toolCall('bash', {command: 'echo started > started.txt; sleep 41'}), sse.text('done')],
+      args: ['--approval-mode', 'yolo', 'run it'],
+      shell: '"$@"; echo "nib exited with $?"; exec sleep 60',
+    });
+    const {term} = session;
+    await session.waitForFile('started.txt', text => text === 'started\n');
+    await term.waitForText('sleep 41');
+    // Both presses in one write, faster than a frame.
+    await term.send('C-c', 'C-c');
+    const screen = await term.waitForText('nib exited with 0', {timeoutMs: 10_000});
+    expect(screen).toMatch(/✗ bash[^\n]*sleep 41[^\n]*interrupted/);
+    expect(screen).not.toMatch(/running \d+ s/);
+  });
 });
