@@ -206,8 +206,12 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
       if (!loaded.ok) {
         return {id: file.id, path: file.path, created: '', updated: file.updated, model: '', firstPrompt: `(${loaded.error.message})`, turns: 0, messages: 0};
       }
-      const {header, messages, turns} = loaded.value;
-      const first = messages.find(message => message.type === 'user');
+      const {header, messages, turns, records} = loaded.value;
+      // The prompt as typed (a turn's start records it), not the message sent, which carries the
+      // files attached with @; a log without one falls back to the message.
+      const started = records.find(record => record.type === 'event' && record.event.type === 'turn-start');
+      const typed = started?.type === 'event' && started.event.type === 'turn-start' ? started.event.prompt : undefined;
+      const first = typed !== undefined ? {content: typed} : messages.find(message => message.type === 'user');
       return {
         id: header.id,
         path: file.path,

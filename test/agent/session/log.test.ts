@@ -194,6 +194,14 @@ describe('listing, deleting, retention', () => {
     expect((await listSessions(dir)).map(s => s.id)).toEqual(['20260101-000000-aaaaaa', 'broken']);
   });
 
+  test('the list shows the first prompt as typed, not the files attached to it with @', async () => {
+    const log = SessionLog.create({dir, id: '20260103-000000-cccccc', cwd: '/w', model: 'm', redact: noRedact});
+    await log.observe({type: 'turn-start', prompt: 'read @"my file.txt" now', at: 1});
+    await log.observe({type: 'message', message: user('read @"my file.txt" now\n\nAttached with @ (as the read tool returns them):\n<file path="my file.txt">\nx\n</file>')});
+    await log.close();
+    expect((await listSessions(dir)).find(s => s.id === '20260103-000000-cccccc')?.firstPrompt).toBe('read @"my file.txt" now');
+  });
+
   test('latest of an empty workspace is null', async () => {
     expect(await latestSession(join(dir, 'nothing'))).toBeNull();
   });
