@@ -133,6 +133,7 @@ test('/clear goes on in a new session log; the old one stays whole', async () =>
   const before = app.session.logPath;
   await app.type('/clear', keys.enter);
   await waitFor(() => expect(app.session.logPath).not.toBe(before));
+  await waitFor(() => expect(app.screen()).toContain('New conversation. The one before is kept: /resume lists it.'));
   await app.type('after clear', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('second answer'));
   await waitFor(() => expect(app.screen()).toContain('enter send'));

@@ -30,7 +30,8 @@ export const slashCommands: readonly SlashCommand[] = [
     description: 'start a fresh conversation',
     run: async (_arg, context) => {
       const cleared = await context.session.clear();
-      if (!cleared.ok) note(context, cleared.error);
+      // Said, so the history shows where one conversation ends and the next begins.
+      note(context, cleared.ok ? 'New conversation. The one before is kept: /resume lists it.' : cleared.error);
     },
   },
   ...modelCommands,

@@ -50,7 +50,10 @@ const TranscriptEntry = memo(function TranscriptEntry({item, width}: EntryProps)
     case 'user':
       return (
         <Box marginTop={1} width={width}>
-          <Text {...theme.user}>› </Text>
+          {/* Its own column: a long prompt that wraps would squeeze the space out of the mark. */}
+          <Box flexShrink={0} marginRight={1}>
+            <Text {...theme.user}>›</Text>
+          </Box>
           <Text>{item.text}</Text>
         </Box>
       );

@@ -41,6 +41,12 @@ function createMarked(width: number): Marked {
       text(token) {
         return 'tokens' in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
       },
+      // marked links a bare e-mail address to `mailto:` it, and marked-terminal prints a link
+      // whose text is not its address as `text (address)`: the address came out twice.
+      link(token) {
+        if (token.href === `mailto:${token.text}`) token.href = token.text;
+        return false;
+      },
     },
   });
   return marked;

@@ -17,6 +17,12 @@ test('headings, emphasis, inline code, links and lists render without markdown s
   expect(out).toMatch(/\* one\n\s*\* two/);
 });
 
+test('an e-mail address shows once, not followed by its mailto: link', () => {
+  const out = plain(renderMarkdown('Write to bob@example.com or [the desk](mailto:desk@example.com).', 100, true));
+  expect(out).toContain('Write to bob@example.com or the desk (mailto:desk@example.com).');
+  expect(out).not.toContain('(mailto:bob@example.com)');
+});
+
 test('tables are drawn with borders', () => {
   const out = plain(renderMarkdown('| a | b |\n|---|---|\n| 1 | 2 |', 60, true));
   expect(out).toContain('│ a │ b │');

@@ -102,6 +102,15 @@ test('every kind of finished item', () => {
   expect(frame).toContain('✗ connection reset');
 });
 
+test('a prompt that wraps keeps the space after its mark, and its rows line up under the first', () => {
+  for (const prompt of [Array.from({length: 40}, (_, index) => `word${String(index).padStart(3, '0')}`).join(' '), 'Z'.repeat(100)]) {
+    const state = fold([{type: 'turn-start', prompt, at: 1}]);
+    const lines = plain(render(<Screen state={state} width={60} />).lastFrame()).split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^› (word000 word001|ZZZ)/);
+    expect(lines[1]).toMatch(/^  (word|ZZZ)/);
+  }
+});
+
 test('the live region never outgrows its rows, however long the open block', () => {
   const code = Array.from({length: 200}, (_, index) => `line ${index}`).join('\n');
   const state = fold([{type: 'text-delta', text: `\`\`\`text\n${code}\n`}]);
