@@ -278,7 +278,11 @@ function describeRun(run: {
 /** What the sweep actually ended, for the model: a claim it can check, not a promise. */
 function whatEnded(report: SweepReport | null): string {
   if (!canSweep || !report) return "the command's process group was killed (processes that left the group, e.g. with setsid, may still run).";
-  const ended = report.ended.length > 0 ? `ended ${describeProcesses(report.ended)}.` : 'no process of the command was left to end.';
+  // The sandbox's own processes (bubblewrap's two) are not the command's: named as such, not listed.
+  const isSandbox = (target: {command: string}) => /^(\S*\/)?bwrap\s/.test(target.command);
+  const own = report.ended.filter(target => !isSandbox(target));
+  const sandbox = own.length < report.ended.length ? ' (and the sandbox around them)' : '';
+  const ended = own.length > 0 ? `ended ${describeProcesses(own)}${sandbox}.` : 'no process of the command was left to end.';
   const left = report.survivors.length > 0 ? ` Could not end ${describeProcesses(report.survivors)}.` : '';
   return `${ended}${left}`;
 }

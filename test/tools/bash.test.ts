@@ -104,6 +104,20 @@ describe('bash', () => {
     expect(processesWith(`sleep ${marker}`)).toEqual([]);
   });
 
+  test("an interrupted sandboxed command names the command's processes, not bubblewrap's", async () => {
+    const root = await tempDir();
+    const marker = `${60_000 + Math.floor(Math.random() * 9_000)}`;
+    const controller = new AbortController();
+    const ctx = contextFor(root, {
+      wrap: plain => ['bwrap', '--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', ...plain],
+      onOutput: chunk => chunk.includes('ready') && controller.abort(),
+    });
+    const result = await bashTool.run({command: `echo ready; sleep ${marker}`}, ctx, controller.signal);
+    expect(result.content).toMatch(new RegExp(`\\[Interrupted by the person: ended 1 process: sleep ${marker} \\(pid \\d+\\) \\(and the sandbox around them\\)\\.\\]$`));
+    expect(result.content).not.toContain('bwrap');
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  });
+
   test('a timeout ends processes that left the group (setsid, nohup, a double fork) and names them', async () => {
     const root = await tempDir();
     const marker = `${50_000 + Math.floor(Math.random() * 9_000)}`;
