@@ -163,6 +163,17 @@ describe('nib -p', () => {
     expect(server!.requests).toHaveLength(3);
   });
 
+  test('a user name and password in the base URL reach neither stderr nor the session log', async () => {
+    server = await startOpenAiServer([sse.serverError(), sse.text('fine')]);
+    const withCredentials = server.url.replace('http://', 'http://me:pw9@');
+    const result = await runNib(sandbox, ['--base-url', withCredentials, '--model', 'test-model', '-p', 'hi']);
+    results.push(result);
+    expect(result).toMatchObject({code: 0, stdout: 'fine'});
+    expect(result.stderr).toContain('http://[redacted]@127.0.0.1');
+    expect(result.stderr).not.toContain('pw9');
+    expect(await filesContaining(sandbox.root, 'pw9')).toEqual([]);
+  });
+
   test('a connection reset mid-stream: exit 1 within 5 s, the partial text printed', async () => {
     const answer = 'The first half arrives. The second half never does.';
     const full = sse.text(answer);

@@ -1,7 +1,7 @@
 /**
- * The API key, and any value of an env var whose name ends in _KEY, _TOKEN or _SECRET, must never
- * leave nib in a message, event or file: every occurrence is masked. This is the one place that
- * knows how.
+ * The API key, any value of an env var whose name ends in _KEY, _TOKEN or _SECRET, and the
+ * credentials of a URL must never leave nib in a message, event or file: every occurrence is
+ * masked. This is the one place that knows how.
  */
 
 export type Redactor = (text: string) => string;
@@ -12,9 +12,17 @@ export type Redactor = (text: string) => string;
  */
 const MIN_SECRET_LENGTH = 6;
 
-/** Masks every occurrence of each secret with `[redacted]`. */
+/**
+ * A user name and password written into a URL (`https://me:pw@proxy/v1`, a base URL for a proxy
+ * with basic auth) are masked wherever a URL is quoted, whatever their length.
+ */
+export function redactUrlCredentials(text: string): string {
+  return text.includes('@') ? text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, '$1[redacted]@') : text;
+}
+
+/** Masks every occurrence of each secret with `[redacted]`, and a URL's user name and password. */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
+  let out = redactUrlCredentials(text);
   for (const secret of secrets) {
     if (secret && secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join('[redacted]');
   }
@@ -38,9 +46,9 @@ export function createRedactor(env: NodeJS.ProcessEnv, extra: ReadonlyArray<{nam
   for (const {name, value} of extra) add(name, value);
   // Longest first, so a secret that contains another is replaced whole.
   const pairs = [...secrets].sort((a, b) => b[0].length - a[0].length);
-  if (pairs.length === 0) return text => text;
+  if (pairs.length === 0) return redactUrlCredentials;
   return text => {
-    let out = text;
+    let out = redactUrlCredentials(text);
     for (const [value, name] of pairs) if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
     return out;
   };
