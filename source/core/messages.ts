@@ -43,6 +43,23 @@ export function toWire(message: Message): WireMessage {
   }
 }
 
+/**
+ * The history as a request carries it. A turn that failed before the model answered (a dropped
+ * connection, a 500, an empty stream) leaves its prompt without a reply, and the next prompt
+ * would follow it as a second user message in a row, which chat templates that require the roles
+ * to alternate (Gemma's, Mistral's, served by vLLM or llama.cpp) refuse: every later prompt
+ * failed. Such prompts go as one message, the earlier first; the log keeps them apart.
+ */
+export function toWireMessages(history: readonly Message[]): WireMessage[] {
+  const wire: WireMessage[] = [];
+  for (const message of history) {
+    const previous = wire.at(-1);
+    if (message.type === 'user' && previous?.role === 'user') wire[wire.length - 1] = {role: 'user', content: `${previous.content}\n\n${message.content}`};
+    else wire.push(toWire(message));
+  }
+  return wire;
+}
+
 /** Tool calls with no result yet: after an abort each gets one so the next request is valid. */
 export function unansweredToolCalls(history: readonly Message[]): ToolCall[] {
   const answered = new Set<string>();

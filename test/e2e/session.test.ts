@@ -72,6 +72,17 @@ test('-p then --continue -p carries the conversation; --resume ID picks a sessio
   expect(listed.stderr).toContain('unrelated');
 });
 
+test('a turn that failed before any answer, then --continue: the two prompts go as one user message, so the roles alternate', async () => {
+  const first = await server([sse.unauthorized()]);
+  const one = await runNib(sandbox, args(first.url, '-p', 'first try'));
+  expect(one.code).toBe(1);
+  const second = await server([sse.text('Answered both.')]);
+  const two = await runNib(sandbox, args(second.url, '--continue', '-p', 'second try'));
+  expect(two).toMatchObject({code: 0, stdout: 'Answered both.'});
+  const messages = second.requests[0]!.body.messages.map(m => [m.role, m.content]);
+  expect(messages.slice(1)).toEqual([['user', 'first try\n\nsecond try']]);
+});
+
 test('kill -9 mid-stream, then --continue: history up to the last complete event, and a valid next request', async () => {
   await writeFile(join(sandbox.workspace, 'notes.txt'), 'alpha\nbeta\n');
   const answer = sse.text('This answer never fin'.repeat(20));

@@ -15,7 +15,7 @@ import {abortedFailure, causeOf, connectionFailure, describeStatus, isRetryableS
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
-import {toWire} from '../../core/messages.js';
+import {toWireMessages} from '../../core/messages.js';
 import {redact} from '../config/redact.js';
 import {createSseParser} from './sse.js';
 import {httpModule, send, type Answer} from './http.js';
@@ -189,7 +189,7 @@ async function* attemptOnce(
 
   const body: ChatCompletionCreateParamsStreaming = {
     model,
-    messages: request.messages.map(toWire) as ChatCompletionCreateParamsStreaming['messages'],
+    messages: toWireMessages(request.messages) as ChatCompletionCreateParamsStreaming['messages'],
     stream: true,
     ...(context.sendStreamOptions ? {stream_options: {include_usage: true}} : {}),
     ...(request.tools.length > 0 ? {tools: [...request.tools]} : {}),
