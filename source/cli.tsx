@@ -118,7 +118,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     controller.abort();
   });
   try {
-    for (const event of session.value.startEvents()) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
+    for (const event of session.value.startEvents({replay: false})) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
     const code = await runPrint(config, session.value, await withCustomCommand(prompt, session.value.root), {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});

@@ -83,6 +83,20 @@ test('a turn that failed before any answer, then --continue: the two prompts go 
   expect(messages.slice(1)).toEqual([['user', 'first try\n\nsecond try']]);
 });
 
+test('--continue -p says what is new on stderr, not the notices of earlier runs again', async () => {
+  const first = await server([sse.text('Noted.')]);
+  expect((await runNib(sandbox, args(first.url, '-p', 'remember 42'))).code).toBe(0);
+  const path = (await latestSession(sessionDir()))!;
+  // As a compaction in an earlier run leaves it (the summary stands for the same conversation).
+  const history = [{type: 'user', content: 'remember 42'}, {type: 'assistant-text', content: 'Noted.'}];
+  await writeFile(path, `${await readFile(path, 'utf8')}${JSON.stringify({type: 'compaction', at: Date.now(), history, summary: 'They said 42.'})}\n`);
+  const second = await server([sse.text('It was 42.')]);
+  const two = await runNib(sandbox, args(second.url, '--continue', '-p', 'what was it?'));
+  expect(two.code).toBe(0);
+  expect(two.stderr).not.toContain('Context compacted');
+  expect(two.stderr).toMatch(/Resumed session \S+ \(1 turn\)\./);
+});
+
 test('kill -9 mid-stream, then --continue: history up to the last complete event, and a valid next request', async () => {
   await writeFile(join(sandbox.workspace, 'notes.txt'), 'alpha\nbeta\n');
   const answer = sse.text('This answer never fin'.repeat(20));

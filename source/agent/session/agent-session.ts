@@ -106,11 +106,14 @@ export class AgentSession extends SessionCore {
     return this.store.log.path;
   }
 
-  /** What happened before anyone subscribed: a resumed transcript and the start notices. */
-  startEvents(): SessionEvent[] {
+  /**
+   * What happened before anyone subscribed: a resumed transcript (unless `replay` is false: print
+   * mode says only what is new, not the notices of earlier runs again) and the start notices.
+   */
+  startEvents({replay = true}: {replay?: boolean} = {}): SessionEvent[] {
     const {loaded} = this.store;
     const notices = [...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])];
-    return [...(loaded ? replayEvents(loaded) : []), ...notices.map(text => ({type: 'notice', text}) as const), ...(loaded ? [resumedNotice(loaded)] : []), this.contextEvent()];
+    return [...(loaded && replay ? replayEvents(loaded) : []), ...notices.map(text => ({type: 'notice', text}) as const), ...(loaded ? [resumedNotice(loaded)] : []), this.contextEvent()];
   }
 
   /** One turn to its end. While a turn, compaction, undo or resume runs, a prompt gets 'busy' (the TUI queues it). */

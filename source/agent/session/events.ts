@@ -27,7 +27,7 @@ export type SessionEvent =
 export type SessionListener = (event: SessionEvent) => void;
 
 export function resumedNotice(loaded: LoadedSession): SessionEvent {
-  return {type: 'notice', text: `Resumed session ${loaded.header.id} (${loaded.turns} turns).`};
+  return {type: 'notice', text: `Resumed session ${loaded.header.id} (${loaded.turns} turn${loaded.turns === 1 ? '' : 's'}).`};
 }
 
 /** Deltas carry no time from the loop; the screen needs one to say how long reasoning took. */
