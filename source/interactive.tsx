@@ -53,7 +53,10 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const theme = createTheme(env);
   // No model configured: the server may name one (openSession asks again and says which).
   const fromServer = config.model ? null : await modelFromServer(config, true);
-  const problem = readinessProblem(fromServer?.ok ? fromServer.value.config : config);
+  const ready = fromServer?.ok ? fromServer.value.config : config;
+  const unlisted = fromServer?.ok && !ready.model ? fromServer.value.unlisted : undefined;
+  const notReady = readinessProblem(ready);
+  const problem = notReady && unlisted ? `${notReady} (${unlisted})` : notReady;
   const stdin = options.stdin ?? process.stdin;
   // Raw mode from the start, not from Ink's first input hook (a frame later, after the session
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.

@@ -33,9 +33,9 @@ export type OpenSessionOptions = {
 export async function openSession(given: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
   const chosen = await modelFromServer(given, options.canAsk);
   if (!chosen.ok) return chosen;
-  const {config, notice, chooseModel, models} = chosen.value;
+  const {config, notice, chooseModel, models, unlisted} = chosen.value;
   const problem = readinessProblem(config);
-  if (problem) return {ok: false, error: problem};
+  if (problem) return {ok: false, error: !config.model && unlisted ? `${problem} (${unlisted})` : problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
   // With --sandbox on, the sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.

@@ -11,14 +11,15 @@ import type {Result} from '../../core/result.js';
 export type ServerModels =
   | {kind: 'one'; model: string; notice: string}
   | {kind: 'several'; models: string[]}
-  | {kind: 'none'};
+  /** `unlisted`: asked, the server gave no model list (down, slow, or not a server that has one). */
+  | {kind: 'none'; unlisted: boolean};
 
 /** How long nib waits for the model list before saying no model is configured. */
 const LIST_TIMEOUT_MS = 3_000;
 
 export async function modelsFromServer(config: Config, fetchImpl?: typeof fetch): Promise<ServerModels> {
   // A remote server without a key would only answer 401; readinessProblem says what to do.
-  if (!config.apiKey && !isLoopback(config.baseURL)) return {kind: 'none'};
+  if (!config.apiKey && !isLoopback(config.baseURL)) return {kind: 'none', unlisted: false};
   const info = await probeServer({
     baseURL: config.baseURL,
     ...(config.apiKey ? {apiKey: config.apiKey} : {}),
@@ -28,7 +29,7 @@ export async function modelsFromServer(config: Config, fetchImpl?: typeof fetch)
   const models = info.models ?? [];
   if (models.length === 1) return {kind: 'one', model: models[0]!, notice: `No model configured; using the server's only model, ${models[0]}.`};
   if (models.length > 1) return {kind: 'several', models};
-  return {kind: 'none'};
+  return {kind: 'none', unlisted: info.models === null};
 }
 
 /** Print mode's error for a server with several models. */
@@ -45,7 +46,7 @@ export function chooseModelError(config: Config, models: readonly string[]): str
 export async function modelFromServer(
   config: Config,
   canAsk: boolean,
-): Promise<Result<{config: Config; notice?: string; chooseModel: boolean; models?: string[]}>> {
+): Promise<Result<{config: Config; notice?: string; chooseModel: boolean; models?: string[]; unlisted?: string}>> {
   if (config.model) return {ok: true, value: {config, chooseModel: false}};
   const found = await modelsFromServer(config);
   if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
@@ -55,5 +56,6 @@ export async function modelFromServer(
     // The list goes to the picker shown at start, before the window probe has answered.
     return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true, models: found.models}};
   }
-  return {ok: true, value: {config, chooseModel: false}};
+  // Said with "no model configured", so a server that is down or slow is not mistaken for one that serves nothing.
+  return {ok: true, value: {config, chooseModel: false, ...(found.unlisted ? {unlisted: `asked, ${config.baseURL} gave no list of its models`} : {})}};
 }
