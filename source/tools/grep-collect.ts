@@ -20,14 +20,25 @@ export class Collector {
   private boundary: string | null = null;
   totalMatches = 0;
   totalFiles = 0;
+  /** Files with matches that a deny rule keeps from being read, and the first such rule. */
+  private denied = 0;
+  private denyRule = '';
 
+  /** `deniedBy`: the deny rule that forbids reading a file found, or null (a read rule covers grep too). */
   constructor(
     private readonly max: number,
     private readonly maxBytes: number = LIMITS.grepMaxBytes,
+    private readonly deniedBy: (file: string) => string | null = () => null,
   ) {}
 
   add(file: string, hits: FileHits): void {
     if (hits.matches === 0) return;
+    const rule = this.deniedBy(file);
+    if (rule !== null) {
+      this.denied += 1;
+      this.denyRule ||= rule;
+      return;
+    }
     this.totalMatches += hits.matches;
     this.totalFiles += 1;
     if (this.boundary !== null && file > this.boundary) return; // counted above, never shown
@@ -50,8 +61,11 @@ export class Collector {
   }
 
   render(show: (relative: string) => string, maxLineChars: number, args: {pattern: string; context?: number}, where: string): ToolResult {
+    const denied =
+      this.denied > 0 ? `[${this.denied} file${this.denied === 1 ? '' : 's'} with matches left out: the deny rule ${this.denyRule} keeps ${this.denied === 1 ? 'it' : 'them'} from being read.]` : '';
     if (this.totalMatches === 0) {
-      return {content: `No matches for ${JSON.stringify(args.pattern)} in ${where === '.' ? 'the workspace' : where}.`, isError: false, detail: {summary: '0 matches', matches: 0}};
+      const none = `No matches for ${JSON.stringify(args.pattern)} in ${where === '.' ? 'the workspace' : where}.`;
+      return {content: denied ? `${none}\n\n${denied}` : none, isError: false, detail: {summary: '0 matches', matches: 0}};
     }
     const out: string[] = [];
     let shown = 0;
@@ -96,7 +110,7 @@ export class Collector {
         ? `\n\n[${shown} of ${this.totalMatches} matching lines shown (in ${shownFiles} of ${files})${limit}; ${left} left out. Narrow the pattern, path or glob${cutByBytes ? ', or use less context' : ', or raise max_results'}.]`
         : '';
     return {
-      content: out.join('\n') + footer,
+      content: out.join('\n') + footer + (denied ? `\n\n${denied}` : ''),
       isError: false,
       detail: {summary: `${this.totalMatches} match${this.totalMatches === 1 ? '' : 'es'}`, matches: this.totalMatches},
     };

@@ -105,7 +105,9 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg
     maxLineChars,
   };
   const max = search.max;
-  const collector = new Collector(max);
+  // A read rule covers grep: a file it denies is searched but never shown (its name as shown and its real path are judged).
+  const deniedBy = (relative: string) => ctx.readDenied?.([displayPath(ctx.root, path.join(dir, relative)), path.join(dir, relative)]) ?? null;
+  const collector = new Collector(max, undefined, deniedBy);
   const found = rg ? await searchWithRipgrep(rg, search, collector) : await searchBuiltIn(search, collector);
   if (!found.ok) return errorResult(found.error);
   return collector.render(relative => displayPath(ctx.root, path.join(dir, relative)), maxLineChars, args, resolved.display);

@@ -95,6 +95,20 @@ describe('permission rules', () => {
     expect(existsSync(join(run.home.workspace, 'other.txt'))).toBe(false);
   });
 
+  test('a read rule covers what grep finds in a searched folder: the denied files are left out, and the model is told', async () => {
+    await userRules({deny: ['read(**/.env)', 'read(secret/**)']});
+    await mkdir(join(run.home.workspace, 'secret'));
+    await writeFile(join(run.home.workspace, 'secret', 'k.txt'), 'S=dirsecret\n');
+    await writeFile(join(run.home.workspace, '.env'), 'API=topsecret\n');
+    await writeFile(join(run.home.workspace, 'notes.txt'), 'no secret here\n');
+    await run.nib([sse.toolCall('grep', {pattern: 'secret'}), sse.toolCall('grep', {pattern: 'secret', glob: '*.env'})], ['--approval-mode', 'yolo']);
+    const [all, env] = toolResults();
+    expect(all).toContain('notes.txt:1: no secret here');
+    expect(all).not.toContain('dirsecret');
+    expect(all).toMatch(/1 file with matches left out: the deny rule read\(secret\/\*\*\) keeps it from being read/);
+    expect(env).not.toContain('topsecret');
+  });
+
   test('a bare tool name covers all its calls: deny write in yolo', async () => {
     await userRules({deny: ['write']});
     await run.nib([sse.toolCall('write', {path: 'x.txt', content: 'x'})], ['--approval-mode', 'yolo']);
