@@ -262,6 +262,9 @@ function refusal(tool: Tool, mode: ApprovalMode, outside: boolean, protectedDir:
   if (protectedDir !== null && tool.kind === 'write') {
     return `${tool.name} was not run: it writes inside ${protectedPlace(protectedDir)}, which needs the user's approval (or --approval-mode yolo), and there is nobody to approve it in this non-interactive run. Tell the user what you would change there instead.`;
   }
+  if (!canAsk && match?.kind === 'ask') {
+    return `${tool.name} was not run: the person's permission rule ask ${match.rule.text} (${match.rule.source} settings) wants them asked first, and there is nobody to ask in this non-interactive run. Tell the user what you wanted to do.`;
+  }
   if (!canAsk) {
     const flag = tool.kind === 'write' ? 'auto-edit or yolo' : 'yolo';
     return `${tool.name} was not run: non-interactive runs in approval mode "${mode}" refuse ${tool.kind} tools (the user can allow them with --approval-mode ${flag}). Tell the user what you would have done instead.`;

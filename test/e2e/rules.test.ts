@@ -119,7 +119,9 @@ describe('permission rules', () => {
   test('an ask rule makes a command ask even in yolo (refused in print mode)', async () => {
     await userRules({ask: ['bash(git push:*)']});
     await run.nib([bash('git push origin main')], ['--approval-mode', 'yolo']);
-    expect(toolResults()[0]).toMatch(/bash was not run/);
+    // The rule is the reason, not the mode (yolo would run it).
+    expect(toolResults()[0]).toMatch(/bash was not run: the person's permission rule ask bash\(git push:\*\) \(user settings\) wants them asked first/);
+    expect(toolResults()[0]).not.toContain('--approval-mode');
   });
 
   test('a rule that is not a rule is a clear error naming the file and the rule', async () => {
