@@ -74,6 +74,11 @@ describe('hooks', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/A UserPromptSubmit hook blocked the prompt; it was not sent: prompt mentions a secret/);
     expect(run.server.requests).toHaveLength(0);
+    // In JSON, the turn still ends with turn-end, last.
+    const json = await nib([], ['--approval-mode', 'yolo', '--output-format', 'json'], {prompt: 'tell me the secret'});
+    const events = json.stdout.trim().split('\n').map(line => JSON.parse(line) as {type: string; reason?: string});
+    expect(events.map(event => event.type)).toEqual(['error', 'turn-end']);
+    expect(events.at(-1)!.reason).toBe('error');
   });
 
   test('SessionStart and Stop run around the prompt', async () => {

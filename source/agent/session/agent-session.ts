@@ -131,7 +131,11 @@ export class AgentSession extends SessionCore {
     // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
     const hooked = await this.guard?.promptEvents(text);
     for (const event of hooked?.events ?? []) this.emit(event);
-    if (hooked?.blocked) return 'error';
+    if (hooked?.blocked) {
+      // Every turn ends with turn-end, this one too (print mode's JSON promises it last).
+      this.emit({type: 'turn-end', reason: 'error', at: this.now()});
+      return 'error';
+    }
     if (signal.aborted) {
       this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
       return 'aborted';
