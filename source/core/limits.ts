@@ -46,6 +46,13 @@ export const LIMITS = {
   mcpConnectTimeoutMs: 60_000,
   /** MCP: a tool call silent for longer counts as hung; the server is stopped and marked failed. */
   mcpCallTimeoutMs: 600_000,
+  /**
+   * provider: the longest line of an event stream, in UTF-16 code units (so at least as many
+   * UTF-8 bytes). One event is one line, and a tool call that writes a whole file may come in one
+   * chunk: 8 MB of it must pass. A server that never ends a line would otherwise fill memory, and
+   * its bytes keep coming, so the idle timeout never ends it.
+   */
+  sseMaxLineChars: 32 * 1024 * 1024,
   /** provider: attempts before the first token (1 + retries). */
   maxAttempts: 5,
 } as const;

@@ -242,6 +242,11 @@ async function* attemptOnce(
       // What arrived in one read goes on as one delta per run of text or reasoning: at full
       // speed a read holds hundreds of events, and each delta costs every layer above a yield.
       yield* joinRuns(events.flatMap(event => accumulator.pushEvent(event)));
+      // Not retried: the same request is likely to meet the same server doing the same thing.
+      if (parser.lineTooLong) {
+        const size = Math.round(LIMITS.sseMaxLineChars / 1024 / 1024);
+        return attempt({message: `${baseURL} sent a line of more than ${size} MB without a line break; nib stopped reading the stream`, retryable: false});
+      }
       // Stop at [DONE] even if a proxy keeps the body open after it.
       if (piece === null || accumulator.sawDone) break;
     }

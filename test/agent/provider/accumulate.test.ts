@@ -293,6 +293,29 @@ describe('sse parser', () => {
     expect(events.at(-1)).toEqual({event: null, data: ['z']});
   });
 
+  it('reads a long line that comes in many reads in linear time', {timeout: 10_000}, () => {
+    // The old parser joined and searched the whole unfinished line on every read (32 MB: 11 s).
+    const parser = createSseParser();
+    const piece = 'x'.repeat(16 * 1024);
+    let events = parser.feed('data: ');
+    for (let read = 0; read < 1536; read++) events = events.concat(parser.feed(piece));
+    events = events.concat(parser.feed('\n\n'));
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data[0]!.length).toBe(24 * 1024 * 1024);
+    expect(parser.lineTooLong).toBe(false);
+  });
+
+  it('stops at a line longer than the limit, keeping the events before it', () => {
+    const parser = createSseParser();
+    const piece = 'x'.repeat(1024 * 1024);
+    let events = parser.feed('data: before\n\ndata: ');
+    for (let read = 0; read < 32; read++) events = events.concat(parser.feed(piece));
+    expect(parser.lineTooLong).toBe(true);
+    expect(parser.feed('\n\ndata: after\n\n')).toEqual([]);
+    expect(parser.end()).toEqual([]);
+    expect(events).toEqual([{event: null, data: ['before']}]);
+  });
+
   it('keeps the event name and drops comments, id and retry fields', () => {
     const parser = createSseParser();
     expect(parser.feed(': ping\nid: 4\nretry: 10\nevent: error\ndata:{"x":1}\n\n')).toEqual([

@@ -263,6 +263,20 @@ describe('createProvider', () => {
     expect(turn.error).toBe(`${late.url} reported an error mid-stream: overloaded (server_error)`);
   });
 
+  it('an 8 MB line passes; a line past 32 MB with no break stops the stream, without a retry', {timeout: 20_000}, async () => {
+    const content = 'y'.repeat(8 * 1024 * 1024);
+    const big = sse.chunks([{choices: [{index: 0, delta: {content}, finish_reason: 'stop'}]}]);
+    const endless = {...sse.raw(`data: {"choices":[{"index":0,"delta":{"content":"${'z'.repeat(33 * 1024 * 1024)}`), split: {type: 'fixed' as const, size: 64 * 1024}};
+    const server = await serve([big, endless, sse.text('never asked for')]);
+    const passed = await run(server);
+    expect(passed.turn.error).toBeNull();
+    expect(passed.turn.text.length).toBe(content.length);
+    const stopped = await run(server);
+    expect(server.requests).toHaveLength(2);
+    expect(stopped.events.some(event => event.type === 'retry')).toBe(false);
+    expect(stopped.turn.error).toBe(`${server.url} sent a line of more than 32 MB without a line break; nib stopped reading the stream`);
+  });
+
   it('a stall hits the idle timeout within 5 s and keeps what arrived', async () => {
     const full = sse.text('Before the silence');
     const server = await serve([sse.stall(full, Buffer.byteLength(sse.bodyOf(full)) - 40)]);
