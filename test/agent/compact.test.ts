@@ -221,6 +221,15 @@ describe('compaction inside the loop', () => {
     assertPaired(history);
   });
 
+  test('the same error inside a 200 stream compacts the same way', async () => {
+    const inStream = sse.chunks([{error: {message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded'}}]);
+    const {events, requests} = await runTurn([inStream, sse.text('summary of it all'), sse.text('the answer')]);
+    expect(requests).toHaveLength(3);
+    expect(events.some(e => e.type === 'retry')).toBe(false);
+    expect(events.find(e => e.type === 'compaction')).toMatchObject({reason: 'overflow'});
+    expect(events.at(-1)).toMatchObject({type: 'turn-end', reason: 'completed'});
+  });
+
   test('a second context-length error ends the turn instead of looping', async () => {
     const {events, requests} = await runTurn([overflow(), sse.text('summary'), overflow(), sse.text('never asked for')]);
     expect(requests).toHaveLength(3);

@@ -28,6 +28,8 @@ export type Accumulator = {
   readonly failed: boolean;
   /** The HTTP-like status an error object carried (`"code": 400` from vLLM), when it had one. */
   readonly errorStatus: number | null;
+  /** The error object as sent (its `code` and `type` say whether asking again can help), when it was one. */
+  readonly errorBody: Record<string, unknown> | null;
   /** Something the model said has arrived; retrying now would repeat it to the person. */
   readonly hasOutput: boolean;
   /** The last non-null usage object exactly as sent (for tests and debugging). */
@@ -62,6 +64,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   let usage: Json | null = null;
   let error: string | null = null;
   let errorStatus: number | null = null;
+  let errorBody: Json | null = null;
   let aborted = false;
   let sawDone = false;
   let malformed = 0;
@@ -164,6 +167,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (error !== null) return;
     if (typeof value === 'string') error = value;
     else if (isObject(value)) {
+      errorBody = value;
       const message = typeof value.message === 'string' ? value.message : JSON.stringify(value);
       if (typeof value.code === 'number') errorStatus = value.code;
       const kind = (errorStatus === null ? undefined : String(errorStatus)) ?? nonEmpty(value.code) ?? nonEmpty(value.type);
@@ -250,6 +254,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     get errorStatus() {
       return errorStatus;
+    },
+    get errorBody() {
+      return errorBody;
     },
     get hasOutput() {
       return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;

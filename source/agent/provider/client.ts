@@ -11,7 +11,8 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import {abortedFailure, causeOf, connectionFailure, describeStatus, isRetryableStatus, oneLine, type Failure} from './errors.js';
+import {abortedFailure, causeOf, connectionFailure, describeStatus, oneLine, streamErrorKind, type Failure} from './errors.js';
+import {readContextRefusal} from './refusal.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -280,9 +281,17 @@ async function* attemptOnce(
   if (accumulator.failed) {
     // The server sent an error object inside a 200 stream (it can fail after starting).
     const turn = accumulator.finish();
-    // A request the server called bad (vLLM: context too long, `"code": 400`) fails the same way again.
-    const status = accumulator.errorStatus;
-    return attempt({message: `${baseURL} reported an error mid-stream: ${turn.error}`, retryable: status === null || isRetryableStatus(status)});
+    const message = `${baseURL} reported an error mid-stream: ${turn.error}`;
+    const body = accumulator.errorBody;
+    const kind = streamErrorKind(body, accumulator.errorStatus);
+    // The refusal a 400 would have carried, some servers send after the 200: the loop learns the
+    // window from it and compacts, as it does for the 400. Never retried, as there. A rate
+    // limit's "too many tokens per minute" is not one.
+    const said = typeof body?.message === 'string' ? body.message : (turn.error ?? '');
+    const refusal = kind === 'transient' ? null : readContextRefusal(body ?? {}, said);
+    if (refusal) return attempt({message, retryable: false, contextRefusal: refusal});
+    // Names nib has not met are retried, as every in-stream error was before.
+    return attempt({message, retryable: kind !== 'refused'});
   }
   if (!accumulator.sawDone && accumulator.finishReason === null) {
     // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.

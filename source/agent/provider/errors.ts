@@ -28,6 +28,27 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
+ * What an error object inside a 200 stream says about asking again: `transient` (overloaded,
+ * rate-limited, a server error) may pass later; `refused` (too long for the window, a wrong key,
+ * a model the server does not serve) fails the same way every time, so a retry only makes the
+ * person wait for the same sentence; `unknown` names nib has not met. Its HTTP-like status
+ * decides when it has one (vLLM's `"code": 400`); else its string `code` and `type`.
+ */
+export function streamErrorKind(error: ErrorObject | null, status: number | null): 'transient' | 'refused' | 'unknown' {
+  if (status !== null) return isRetryableStatus(status) ? 'transient' : 'refused';
+  // Compared without case or separators: OpenAI writes `invalid_request_error`, LiteLLM
+  // `BadRequestError`, Anthropic-style gateways `overloaded_error`.
+  const kinds = [error?.code, error?.type].flatMap(kind => (typeof kind === 'string' ? [kind.toLowerCase().replace(/[^a-z]/g, '')] : []));
+  if (kinds.some(kind => TRANSIENT.test(kind))) return 'transient';
+  return kinds.some(kind => REQUEST_REFUSED.test(kind)) ? 'refused' : 'unknown';
+}
+
+const TRANSIENT = /ratelimit|toomanyrequests|overload|servererror|internal|unavailable|timeout|timedout|capacity|busy/;
+// `insufficient_quota` is an account out of credit, which no wait of seconds fixes.
+const REQUEST_REFUSED =
+  /invalid|badrequest|notfound|contextlength|contextwindow|exceedcontext|authentication|unauthorized|permission|forbidden|insufficientquota|unsupported|unprocessable|contentfilter|contentpolicy/;
+
+/**
  * A request that got no answer. Retried, except when TLS refused the server: asking again meets
  * the same certificate, and the person has something to fix.
  */

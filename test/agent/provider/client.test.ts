@@ -277,6 +277,35 @@ describe('createProvider', () => {
     expect(stopped.turn.error).toBe(`${server.url} sent a line of more than 32 MB without a line break; nib stopped reading the stream`);
   });
 
+  it('an error object that says the request is bad is not retried; one that says try later is', async () => {
+    const inStream = (code: string, type: string) => sse.chunks([{error: {message: 'no', type, code}}], {done: false});
+    const server = await serve([
+      inStream('invalid_api_key', 'invalid_request_error'),
+      inStream('model_not_found', 'invalid_request_error'),
+      inStream('rate_limit_exceeded', 'requests'),
+      sse.text('after the limit'),
+    ]);
+    expect((await run(server)).turn.error).toBe(`${server.url} reported an error mid-stream: no (invalid_api_key)`);
+    expect((await run(server)).turn.error).toBe(`${server.url} reported an error mid-stream: no (model_not_found)`);
+    expect(server.requests).toHaveLength(2);
+    const limited = await run(server);
+    expect(limited.text).toBe('after the limit');
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('a context-length error inside a 200 stream is a refusal like the 400, not retried', async () => {
+    const message = "This model's maximum context length is 4096 tokens. However, your messages resulted in 5000 tokens.";
+    const server = await serve([
+      sse.chunks([{error: {message, type: 'invalid_request_error', code: 'context_length_exceeded'}}]),
+      sse.text('never asked for'),
+    ]);
+    const {turn, events} = await run(server);
+    expect(server.requests).toHaveLength(1);
+    expect(events.some(event => event.type === 'retry')).toBe(false);
+    expect(turn.contextRefusal).toEqual({window: 4096, promptTokens: 5000});
+    expect(turn.error).toBe(`${server.url} reported an error mid-stream: ${message} (context_length_exceeded)`);
+  });
+
   it('a stall hits the idle timeout within 5 s and keeps what arrived', async () => {
     const full = sse.text('Before the silence');
     const server = await serve([sse.stall(full, Buffer.byteLength(sse.bodyOf(full)) - 40)]);
