@@ -297,6 +297,12 @@ async function* attemptOnce(
     // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.
     return attempt({message: `the stream from ${baseURL} ended before the answer was finished`, retryable: true});
   }
+  if (accumulator.finishReason === null && !accumulator.hasOutput) {
+    // `data: [DONE]` and nothing before it is not an empty answer but a server (or a proxy that
+    // lost its upstream) that produced none. Retried like a stream cut before its first token:
+    // nothing reached the person, so a second try repeats nothing.
+    return attempt({message: `${baseURL} ended the stream without an answer (no text, no tool call, no finish_reason)`, retryable: true});
+  }
   return attempt(null);
 }
 

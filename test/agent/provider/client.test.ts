@@ -246,6 +246,15 @@ describe('createProvider', () => {
     expect(turn.error).toMatch(/ended before the answer was finished/);
   });
 
+  it('a stream of only [DONE] is no answer: retried, then a failed turn', async () => {
+    const server = await serve([sse.raw(sse.DONE), sse.raw(sse.DONE), sse.text('second try'), sse.raw(sse.DONE)]);
+    const retried = await run(server);
+    expect(retried.text).toBe('second try');
+    expect(messagesOf(retried)[0]).toMatch(/ended the stream without an answer \(no text, no tool call, no finish_reason\); retrying in/);
+    const {turn} = await run(server, {maxAttempts: 1});
+    expect(turn.error).toBe(`${server.url} ended the stream without an answer (no text, no tool call, no finish_reason)`);
+  });
+
   it('an error object before any output is retried; after output it fails the turn', async () => {
     const failing = sse.chunks([{error: {message: 'overloaded', type: 'server_error'}}], {done: false});
     const server = await serve([failing, sse.text('recovered')]);
