@@ -92,8 +92,14 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   const addReasoning = (piece: string, out: StreamDelta[]) => showReasoning(reasoningPairs.join(piece), out);
   const end = (): StreamDelta[] => {
     const out: StreamDelta[] = [];
-    if (ended || !markup) return out;
+    if (ended) return out;
     ended = true;
+    // A high surrogate still waiting for its pair never gets one now.
+    addText(textPairs.end(), out);
+    showReasoning(reasoningPairs.end(), out);
+    const refusalRest = refusalPairs.end();
+    if (refusalRest !== '') refusal.push(refusalRest);
+    if (!markup) return out;
     const {pieces, unclosed} = markup.end();
     for (const part of pieces) (part.type === 'text' ? showText : showReasoning)(part.text, out);
     // An unclosed block before structured calls is the start of one of them, leaked by the

@@ -30,12 +30,17 @@ const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\
 /**
  * Some servers cut text between the two halves of a surrogate pair (an emoji), each half escaped
  * in its own delta. A trailing high half waits for the next piece; whatever cannot pair becomes
- * U+FFFD. No delta, and so no screen, JSONL line or log, ever carries a lone surrogate; a high half
- * still waiting when the stream ends is dropped (half a character the server never finished).
+ * U+FFFD, a high half still waiting when the stream ends too (`end`), so the text shows that a
+ * character was there. No delta, and so no screen, JSONL line or log, ever carries a lone surrogate.
  */
-export function createPairJoiner(): {join: (piece: string) => string} {
+export function createPairJoiner(): {join: (piece: string) => string; end: () => string} {
   let held = '';
   return {
+    end() {
+      const rest = held === '' ? '' : '\uFFFD';
+      held = '';
+      return rest;
+    },
     join(piece) {
       let value = held + piece;
       held = '';

@@ -240,11 +240,20 @@ describe('accumulate: chunk rules', () => {
       ...accumulator.pushChunk({choices: [{delta: {content: 'c'}}]}),
       ...accumulator.pushChunk({choices: [{delta: {content: '\uD83D'}}]}),
     ];
-    expect(deltas.map(delta => delta.text)).toEqual(['a', '\u{1F389}b', '\uFFFDc']);
+    deltas.push(...accumulator.end());
+    expect(deltas.map(delta => delta.text)).toEqual(['a', '\u{1F389}b', '\uFFFDc', '\uFFFD']);
     const lone = /[\uD800-\uDFFF]/;
     for (const delta of deltas) expect(delta.text.replace(/\p{Extended_Pictographic}/gu, '')).not.toMatch(lone);
-    // The high half still waiting at the end never arrives anywhere.
-    expect(accumulator.finish().text).toBe('a\u{1F389}b\uFFFDc');
+    // The high half still waiting at the end becomes U+FFFD, as every half that never pairs.
+    expect(accumulator.finish().text).toBe('a\u{1F389}b\uFFFDc\uFFFD');
+  });
+
+  it('a high half as the last thing in the stream becomes U+FFFD, in text, reasoning and refusal', () => {
+    expect(accumulateSse('data: {"choices":[{"delta":{"content":"a\\ud83d"}}]}\n\ndata: [DONE]\n\n').text).toBe('a\uFFFD');
+    const turn = accumulateSse('data: {"choices":[{"delta":{"reasoning_content":"r\\ud83d","refusal":"no\\ud83d"}}]}\n\n');
+    expect(turn).toMatchObject({reasoning: 'r\uFFFD', refusal: 'no\uFFFD'});
+    const tools = [{type: 'function' as const, function: {name: 'read', description: '', parameters: {}}}];
+    expect(accumulateSse('data: {"choices":[{"delta":{"content":"b\\ud83d"}}]}\n\n', {tools}).text).toBe('b\uFFFD');
   });
 
   it('an `error:` field with text that is not JSON is the error message', () => {

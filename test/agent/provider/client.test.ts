@@ -246,6 +246,13 @@ describe('createProvider', () => {
     expect(turn.error).toMatch(/ended before the answer was finished/);
   });
 
+  it('half an emoji as the last content is shown as U+FFFD, not dropped', async () => {
+    const server = await serve([sse.raw('data: {"choices":[{"index":0,"delta":{"content":"a\\ud83d"}}]}\n\ndata: [DONE]\n\n')]);
+    const result = await run(server);
+    expect(result.text).toBe('a\uFFFD');
+    expect(result.turn).toMatchObject({text: 'a\uFFFD', error: null});
+  });
+
   it('a stream of only [DONE] is no answer: retried, then a failed turn', async () => {
     const server = await serve([sse.raw(sse.DONE), sse.raw(sse.DONE), sse.text('second try'), sse.raw(sse.DONE)]);
     const retried = await run(server);
