@@ -48,6 +48,8 @@ export type ProviderEvent =
   | {type: 'text-delta'; text: string}
   | {type: 'reasoning-delta'; text: string}
   | {type: 'retry'; attempt: number; delayMs: number; message: string}
+  /** Something the person should know that did not fail the request (chunks that could not be read). */
+  | {type: 'notice'; text: string}
   /** Always last. `turn.error` is set when the request failed; partial text is kept. */
   | {type: 'done'; turn: AssistantTurn};
 

@@ -59,6 +59,8 @@ export type AgentEvent =
   | {type: 'text-delta'; text: string; at?: number}
   | {type: 'reasoning-delta'; text: string; at?: number}
   | {type: 'retry'; attempt: number; delayMs: number; message: string}
+  /** A sentence for the person that changes nothing (the provider skipped chunks it could not read); print mode writes it to stderr. */
+  | {type: 'notice'; text: string}
   /** A message was appended to the history (for persistence and resume). */
   | {type: 'message'; message: Message}
   /**

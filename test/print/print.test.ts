@@ -53,3 +53,14 @@ describe('print mode and the terminal', () => {
     expect(result.err).not.toMatch(/[\u001b\u0007]/);
   });
 });
+
+describe('print mode and what the stream could not carry', () => {
+  test('a chunk that is not JSON is said on stderr; the answer is kept and the exit is 0', async () => {
+    const chunk = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+    const body = `${chunk('Before ')}data: {broken\n\n${chunk('After')}data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`;
+    const result = await print([sse.raw(body)], false);
+    expect(result.code).toBe(0);
+    expect(result.out).toBe('Before After');
+    expect(result.err).toBe(`nib: 1 chunk of the stream from ${server!.url} was not JSON and was skipped; the answer may be missing a piece\n`);
+  });
+});

@@ -32,6 +32,8 @@ export type Accumulator = {
   readonly errorBody: Record<string, unknown> | null;
   /** Something the model said has arrived; retrying now would repeat it to the person. */
   readonly hasOutput: boolean;
+  /** Chunks so far that were not JSON and were skipped. */
+  readonly malformedChunks: number;
   /** The last non-null usage object exactly as sent (for tests and debugging). */
   readonly rawUsage: Record<string, unknown> | null;
   finish: () => AssistantTurn;
@@ -266,6 +268,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     get hasOutput() {
       return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;
+    },
+    get malformedChunks() {
+      return malformed;
     },
     get rawUsage() {
       return usage;

@@ -100,6 +100,7 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
     const result: Attempt = yield* attemptOnce(context, request, idPrefix);
     const {accumulator, failure} = result;
     if (!failure) {
+      yield* skippedNotice(context, accumulator);
       yield {type: 'done', turn: accumulator.finish()};
       return;
     }
@@ -112,6 +113,7 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
       const message =
         failure.retryable && attempt > 1 ? `${failure.message} (gave up after ${attempt} attempts)` : failure.message;
       const turn = failedTurn(context, accumulator, message, failure.aborted === true);
+      yield* skippedNotice(context, accumulator);
       yield {type: 'done', turn: failure.contextRefusal ? {...turn, contextRefusal: failure.contextRefusal} : turn};
       return;
     }
@@ -135,6 +137,19 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
     }
     attempt++;
   }
+}
+
+/**
+ * Chunks that were not JSON are skipped so the rest of the answer survives, but the answer may
+ * lack what they held, and only the person can judge that. Said for the attempt whose turn is
+ * kept; a retried one showed nothing.
+ */
+function* skippedNotice(context: Context, accumulator: Accumulator): Generator<ProviderEvent> {
+  const count = accumulator.malformedChunks;
+  if (count === 0) return;
+  const from = `of the stream from ${context.options.baseURL}`;
+  const what = count === 1 ? `1 chunk ${from} was not JSON and was skipped` : `${count} chunks ${from} were not JSON and were skipped`;
+  yield {type: 'notice', text: scrub(context, `${what}; the answer may be missing a piece`)};
 }
 
 /** The wait before the next attempt, 'without-stream-options', or null for no retry. */

@@ -9,10 +9,9 @@ import type {McpControl} from '../mcp/control.js';
 import type {LoadedSession} from './saved.js';
 import type {SessionStore} from './store.js';
 
-/** What a session reports besides the loop's own events; the TUI's reducer folds both. */
+/** What a session reports besides the loop's own events (its notices are AgentEvents too); the TUI's reducer folds both. */
 export type SessionEvent =
   | AgentEvent
-  | {type: 'notice'; text: string}
   /** A turn, a compaction, an undo or a resume started (true) or ended (false). */
   | {type: 'busy'; busy: boolean}
   | {type: 'mode'; mode: ApprovalMode}

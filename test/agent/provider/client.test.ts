@@ -246,6 +246,18 @@ describe('createProvider', () => {
     expect(turn.error).toMatch(/ended before the answer was finished/);
   });
 
+  it('chunks that are not JSON are skipped and counted in a notice before done; the answer stays', async () => {
+    const chunk = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\n`;
+    const body = `${chunk('Before ')}data: {"choices":[{"ind\n\n${chunk('After')}data: not json\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`;
+    const server = await serve([sse.raw(body)]);
+    const {events, turn} = await run(server);
+    expect(turn).toMatchObject({text: 'Before After', error: null, malformedChunks: 2});
+    expect(events.slice(-2)).toEqual([
+      {type: 'notice', text: `2 chunks of the stream from ${server.url} were not JSON and were skipped; the answer may be missing a piece`},
+      expect.objectContaining({type: 'done'}),
+    ]);
+  });
+
   it('half an emoji as the last content is shown as U+FFFD, not dropped', async () => {
     const server = await serve([sse.raw('data: {"choices":[{"index":0,"delta":{"content":"a\\ud83d"}}]}\n\ndata: [DONE]\n\n')]);
     const result = await run(server);
