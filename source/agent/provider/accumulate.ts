@@ -3,13 +3,14 @@
  *
  * Written against what providers really send (see the corpus README in ../shared/sse-corpus and
  * test/fixtures/): `null` means absent everywhere; tool calls are correlated by non-empty id
- * first, then by index, and an id-less, index-less fragment continues the latest call; a call
- * may arrive whole in one chunk, with object arguments, or with only `""` as arguments.
+ * first (unless the index differs), then by index, and an id-less, index-less fragment continues
+ * the latest call until its arguments are complete JSON and a name comes again; a call may arrive
+ * whole in one chunk, with object arguments, or with only `""` as arguments.
  */
 import type {ToolCall} from '../../core/messages.js';
 import {createSseParser, type SseEvent} from './sse.js';
 import {createMarkupFilter} from './text-markup.js';
-import {argumentsText, contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
+import {argumentsText, contentParts, createJsonEnd, createPairJoiner, isObject, parseObject, toUsage} from './wire.js';
 import type {AssistantTurn, StreamDelta, ToolDefinition} from '../../core/chat.js';
 
 export type Accumulator = {
@@ -49,7 +50,18 @@ export type AccumulatorOptions = {
   tools?: readonly ToolDefinition[];
 };
 
-type PendingCall = {id: string; name: string; args: string[]; index: number | undefined};
+type PendingCall = {
+  id: string;
+  name: string;
+  args: string[];
+  index: number | undefined;
+  /** Whether `args` is one complete JSON value so far. */
+  json: ReturnType<typeof createJsonEnd>;
+  /** JSON.parse's word on `args`, asked once `json` says it closed (only whitespace may follow). */
+  parses?: boolean;
+  /** A fragment repeated the name after the arguments were complete: argument text now starts another call. */
+  namedAgain: boolean;
+};
 
 type Json = Record<string, unknown>;
 
@@ -110,19 +122,29 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     return out;
   };
 
+  const complete = (call: PendingCall): boolean => {
+    if (!call.json.closed) return false;
+    call.parses ??= parseObject(call.args.join('')) !== null;
+    return call.parses;
+  };
+
   const findCall = (fragment: Json): PendingCall => {
     const id = nonEmpty(fragment.id);
     // Negative indexes appear from some proxies; they carry no position, so they count as absent.
     const index = typeof fragment.index === 'number' && fragment.index >= 0 ? fragment.index : undefined;
     const fn = isObject(fragment.function) ? fragment.function : {};
     const name = nonEmpty(fn.name);
-    const fresh = (): PendingCall => {
-      const call: PendingCall = {id: id ?? '', name: '', args: [], index};
+    const args = fn.arguments;
+    const hasArgs = typeof args === 'string' ? args.trim() !== '' : args !== undefined && args !== null;
+    const fresh = (callName = ''): PendingCall => {
+      const call: PendingCall = {id: id ?? '', name: callName, args: [], index, json: createJsonEnd(), namedAgain: false};
       calls.push(call);
       return call;
     };
     if (id !== undefined) {
-      const byId = calls.find(call => call.id === id);
+      // A different index is another call even when the id repeats: some servers give every
+      // parallel call the same id, and only the index tells them apart.
+      const byId = calls.findLast(call => call.id === id && (index === undefined || call.index === undefined || call.index === index));
       if (byId) return byId;
       // The id may come after an id-less first fragment at the same index; a call that already
       // has a different id is another call reusing the index (some servers restart at 0).
@@ -139,6 +161,16 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (name !== undefined && target.name !== '' && target.name !== name && target.args.length > 0) {
       return fresh();
     }
+    // With neither id nor index, arguments that are already complete JSON take no more text: a
+    // name after them starts the next call (parallel calls to one tool). A name with no arguments
+    // may be a continuation that repeats it (Mistral, GLM), so then the argument text after it
+    // decides.
+    if (index === undefined && target.name !== '' && complete(target)) {
+      if (name !== undefined) {
+        if (hasArgs) return fresh();
+        target.namedAgain = true;
+      } else if (hasArgs && target.namedAgain) return fresh(target.name);
+    }
     return target;
   };
 
@@ -150,8 +182,10 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     const name = nonEmpty(fn.name);
     if (name !== undefined && call.name === '') call.name = name;
     const args = fn.arguments;
-    if (typeof args === 'string') call.args.push(args);
-    else if (args !== undefined && args !== null) call.args.push(argumentsText(args));
+    const text = typeof args === 'string' ? args : args !== undefined && args !== null ? argumentsText(args) : undefined;
+    if (text === undefined) return;
+    call.args.push(text);
+    call.json.push(text);
   };
 
   const applyDelta = (delta: Json, out: StreamDelta[]) => {
@@ -277,11 +311,15 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     finish(): AssistantTurn {
       end();
+      const ids = new Set<string>();
       let toolCalls: ToolCall[] = calls.map((call, position) => {
         const raw = call.args.join('');
+        // Two calls with one id would have their results mixed up, on screen and on the server.
+        const id = call.id !== '' && !ids.has(call.id) ? call.id : makeId(position);
+        ids.add(id);
         // A zero-argument call often arrives as "" (or nothing): that means {}, and "" would be
         // rejected by strict servers when the call is sent back in the history.
-        return {id: call.id || makeId(position), name: call.name, arguments: raw.trim() === '' ? '{}' : raw};
+        return {id, name: call.name, arguments: raw.trim() === '' ? '{}' : raw};
       });
       const fromText = markup?.calls ?? [];
       let said = text.join('');

@@ -54,6 +54,39 @@ export function createPairJoiner(): {join: (piece: string) => string; end: () =>
   };
 }
 
+/**
+ * Follows argument text as it streams and says whether it is, so far, one complete JSON object or
+ * array: brackets balanced outside strings, nothing but whitespace after. One pass over each
+ * piece, so a call streamed in thousands of fragments (Mistral repeats the name in every one) is
+ * not parsed again for each. Brackets are all it checks; JSON.parse confirms.
+ */
+export function createJsonEnd(): {push: (text: string) => void; readonly closed: boolean} {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let closed = false;
+  let past = false;
+  return {
+    push(text) {
+      for (let at = 0; at < text.length && !past; at++) {
+        const code = text.charCodeAt(at);
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (code === 92 /* \ */) escaped = true;
+          else if (code === 34 /* " */) inString = false;
+        } else if (code === 32 || code === 9 || code === 10 || code === 13) continue;
+        else if (closed || (depth === 0 && code !== 123 && code !== 91)) past = true;
+        else if (code === 34) inString = true;
+        else if (code === 123 /* { */ || code === 91 /* [ */) depth++;
+        else if (code === 125 /* } */ || code === 93 /* ] */) closed = --depth === 0;
+      }
+    },
+    get closed() {
+      return closed && !past;
+    },
+  };
+}
+
 /** Mistral sends content as typed parts: `text` parts are the answer, `thinking` parts reasoning. */
 export function contentParts(parts: unknown[]): Array<{type: 'text' | 'reasoning'; text: string}> {
   const out: Array<{type: 'text' | 'reasoning'; text: string}> = [];

@@ -189,6 +189,43 @@ describe('accumulate: chunk rules', () => {
     ]);
   });
 
+  it('parallel calls to one tool with neither id nor index stay apart', () => {
+    const whole = createAccumulator({makeId: position => `gen_${position}`});
+    whole.pushChunk(call({function: {name: 'read', arguments: '{"path":"a.txt"}'}}));
+    whole.pushChunk(call({function: {name: 'read', arguments: '{"path":"b.txt"}'}}));
+    expect(whole.finish().toolCalls).toEqual([
+      {id: 'gen_0', name: 'read', arguments: '{"path":"a.txt"}'},
+      {id: 'gen_1', name: 'read', arguments: '{"path":"b.txt"}'},
+    ]);
+    // The name first with no arguments, as Mistral and GLM send it, then the arguments in pieces.
+    const pieces = createAccumulator({makeId: position => `gen_${position}`});
+    for (const path of ['a.txt', 'b.txt']) {
+      pieces.pushChunk(call({function: {name: 'read', arguments: ''}}));
+      pieces.pushChunk(call({function: {arguments: '{"path":'}}));
+      pieces.pushChunk(call({function: {name: 'read', arguments: `"${path}"}`}}));
+    }
+    expect(pieces.finish().toolCalls).toEqual([
+      {id: 'gen_0', name: 'read', arguments: '{"path":"a.txt"}'},
+      {id: 'gen_1', name: 'read', arguments: '{"path":"b.txt"}'},
+    ]);
+    // Braces and quotes inside a string do not end the arguments.
+    const braces = createAccumulator({makeId: position => `gen_${position}`});
+    for (const piece of ['{"content":"}', '\\"}', '{}"}']) braces.pushChunk(call({function: {name: 'write', arguments: piece}}));
+    expect(braces.finish().toolCalls).toEqual([{id: 'gen_0', name: 'write', arguments: '{"content":"}\\"}{}"}'}]);
+  });
+
+  it('a different index is another call even when the id repeats; the second gets an id of its own', () => {
+    const accumulator = createAccumulator({makeId: position => `gen_${position}`});
+    accumulator.pushChunk(call({index: 0, id: 'same', function: {name: 'read', arguments: ''}}));
+    accumulator.pushChunk(call({index: 1, id: 'same', function: {name: 'read', arguments: ''}}));
+    accumulator.pushChunk(call({index: 0, id: 'same', function: {arguments: '{"path":"a.txt"}'}}));
+    accumulator.pushChunk(call({index: 1, function: {arguments: '{"path":"b.txt"}'}}));
+    expect(accumulator.finish().toolCalls).toEqual([
+      {id: 'same', name: 'read', arguments: '{"path":"a.txt"}'},
+      {id: 'gen_1', name: 'read', arguments: '{"path":"b.txt"}'},
+    ]);
+  });
+
   it('an id arriving after an id-less first fragment names that call', () => {
     const accumulator = createAccumulator();
     accumulator.pushChunk(call({index: 0, function: {name: 'read', arguments: '{"pa'}}));
