@@ -5,6 +5,7 @@ import {LIMITS} from '../../core/limits.js';
 import type {McpServerEntry} from '../mcp/config.js';
 import {providerPreset, type ProviderName} from '../../core/providers.js';
 import {nibDir} from './xdg.js';
+import {redactUrlCredentials} from './redact.js';
 import {readJsonFile} from './json-file.js';
 import {DEFAULT_BASE_URL, type Flags, type OutputFormat} from './flags.js';
 import type {Result} from '../../core/result.js';
@@ -114,7 +115,11 @@ export async function resolveConfig(input: {
     preset?.baseURL ??
     DEFAULT_BASE_URL
   ).replace(/\/+$/, '');
-  if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${baseURL}" is not a URL`};
+  if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${redactUrlCredentials(baseURL)}" is not a URL`};
+  // nib appends its routes (/chat/completions, /models) to the URL: after a query they would land in it.
+  if (/[?#]/.test(baseURL)) {
+    return {ok: false, error: `the base URL "${redactUrlCredentials(baseURL.replace(/[?#].*$/, ''))}…" has a query or fragment; give it without (nib adds /chat/completions to its path; a key goes in ${preset?.keyEnv ?? 'OPENAI_API_KEY'})`};
+  }
   // Only the preset's own variable: OPENAI_API_KEY must not be sent to another company's server.
   const keyEnv = preset ? (preset.keyEnv ?? 'NIB_API_KEY') : 'OPENAI_API_KEY';
   const model = flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model;

@@ -77,6 +77,11 @@ describe('resolveConfig', () => {
     expect(fromFlags).toMatchObject({ok: true, value: {model: 'flag-model', cwd: join(home, 'x')}});
   });
 
+  test('a base URL with a query is refused with the fix, its credentials masked', async () => {
+    const result = await resolveConfig({flags: flags(['--base-url', 'https://me:pw@host/v1?key=abc']), env: env(), cwd: home});
+    expect(result).toEqual({ok: false, error: 'the base URL "https://[redacted]@host/v1…" has a query or fragment; give it without (nib adds /chat/completions to its path; a key goes in OPENAI_API_KEY)'});
+  });
+
   test('a bad config file names the path and the field', async () => {
     const path = await writeConfig(JSON.stringify({model: 'm', maxRounds: 'lots'}));
     const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
