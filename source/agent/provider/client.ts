@@ -110,8 +110,12 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
       continue;
     }
     if (retry === null) {
-      const message =
-        failure.retryable && attempt > 1 ? `${failure.message} (gave up after ${attempt} attempts)` : failure.message;
+      const longWait = failure.retryAfterMs !== undefined && failure.retryAfterMs > MAX_RETRY_AFTER_MS;
+      const message = longWait
+        ? `${failure.message} (the server asks to wait ${waitText(failure.retryAfterMs!)}, longer than nib waits by itself: try again then)`
+        : failure.retryable && attempt > 1
+          ? `${failure.message} (gave up after ${attempt} attempts)`
+          : failure.message;
       const turn = failedTurn(context, accumulator, message, failure.aborted === true);
       yield* skippedNotice(context, accumulator);
       yield {type: 'done', turn: failure.contextRefusal ? {...turn, contextRefusal: failure.contextRefusal} : turn};
@@ -319,6 +323,12 @@ async function* attemptOnce(
     return attempt({message: `${baseURL} ended the stream without an answer (no text, no tool call, no finish_reason)`, retryable: true});
   }
   return attempt(null);
+}
+
+/** "45 s", "12 min", "2 h". */
+function waitText(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`;
 }
 
 function seconds(ms: number): string {

@@ -199,11 +199,11 @@ describe('createProvider', () => {
     expect(turn.error).toMatch(/^503 Service Unavailable from .*\(gave up after 3 attempts\)$/);
   });
 
-  it('a Retry-After beyond a minute is not waited for', async () => {
+  it('a Retry-After beyond a minute is not waited for, and the error says how long the server asked', async () => {
     const server = await serve([sse.rateLimited(3600), sse.text('never')]);
     const {turn} = await run(server);
     expect(server.requests).toHaveLength(1);
-    expect(turn.error).toMatch(/^429 Too Many Requests from .*: Rate limit reached for requests$/);
+    expect(turn.error).toMatch(/^429 Too Many Requests from .*: Rate limit reached for requests \(the server asks to wait 60 min, longer than nib waits by itself: try again then\)$/);
   });
 
   it('connection refused is retried, then explained', async () => {
