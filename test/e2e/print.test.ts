@@ -165,13 +165,13 @@ describe('nib -p', () => {
 
   test('a user name and password in the base URL reach neither stderr nor the session log', async () => {
     server = await startOpenAiServer([sse.serverError(), sse.text('fine')]);
-    const withCredentials = server.url.replace('http://', 'http://me:pw9@');
+    const withCredentials = server.url.replace('http://', 'http://me:url-password-4821@');
     const result = await runNib(sandbox, ['--base-url', withCredentials, '--model', 'test-model', '-p', 'hi']);
     results.push(result);
     expect(result).toMatchObject({code: 0, stdout: 'fine'});
     expect(result.stderr).toContain('http://[redacted]@127.0.0.1');
-    expect(result.stderr).not.toContain('pw9');
-    expect(await filesContaining(sandbox.root, 'pw9')).toEqual([]);
+    expect(result.stderr).not.toContain('url-password-4821');
+    expect(await filesContaining(sandbox.root, 'url-password-4821')).toEqual([]);
   });
 
   test('a connection reset mid-stream: exit 1 within 5 s, the partial text printed', async () => {
