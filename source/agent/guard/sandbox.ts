@@ -57,6 +57,26 @@ export function secretPaths(env: NodeJS.ProcessEnv, extra: readonly string[] = [
 }
 
 /**
+ * The secret paths that exist, each where it really is. bwrap mounts from a scratch root of its
+ * own, where an absolute link in a mount point (dotfile managers make them) leads nowhere: the
+ * mount fails and with it the sandbox. Hiding the target hides it through the link too, wherever
+ * the target lies. A dangling link has nothing behind it to hide.
+ */
+export function hiddenPaths(paths: readonly string[]): Array<{path: string; directory: boolean}> {
+  const hidden = new Map<string, boolean>();
+  for (const path of paths) {
+    let real;
+    try {
+      real = realpathSync(path);
+    } catch {
+      continue;
+    }
+    hidden.set(real, isDirectory(real));
+  }
+  return [...hidden].map(([path, directory]) => ({path, directory}));
+}
+
+/**
  * Directories holding host Unix sockets (docker, the D-Bus buses, ssh-agent, gpg-agent):
  * --unshare-net does not cover a socket reached through the file system, so they are emptied.
  */
@@ -159,9 +179,7 @@ export function bwrapArgs(policy: {
 export async function startSandbox(options: SandboxOptions, root: string, env: NodeJS.ProcessEnv, bwrap = 'bwrap'): Promise<SandboxStart> {
   if (options.setting === 'off') return {ok: true, sandbox: null, notice: null};
   if (process.platform !== 'linux') return unavailable(options, `the sandbox needs Linux (this is ${process.platform})`);
-  const hidden = secretPaths(env, options.hide)
-    .filter(path => existsSync(path))
-    .map(path => ({path, directory: isDirectory(path)}));
+  const hidden = hiddenPaths(secretPaths(env, options.hide));
   const runtime = runtimeDirs(env);
   const policy = {root, hidden, network: options.network, runtime, kept: keptFromRuntime(runtime, options.network)};
   // The commands' /tmp is made with the probe, when the first command needs it: a session that

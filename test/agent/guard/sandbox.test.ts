@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process';
 import {statSync} from 'node:fs';
 import {mkdir, mkdtemp, readdir, realpath, rm, symlink, utimes, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
@@ -183,6 +184,34 @@ describe('startSandbox', () => {
     expect(argv).not.toContain(join(home, '.ssh'));
     expect(argv.slice(-4)).toEqual(['--', 'bash', '-c', 'true']);
     await started.sandbox.close();
+  });
+
+  test('a secret path that is an absolute link (a dotfile manager\'s) is hidden at its target, outside HOME too; the real bwrap starts', async () => {
+    // Outside /tmp, which is the command's private one: only the hiding keeps these out of reach.
+    const home = await mkdtemp('/var/tmp/nib-sandbox-linked-home-');
+    const dotfiles = await mkdtemp('/var/tmp/nib-sandbox-dotfiles-');
+    try {
+      await mkdir(join(dotfiles, 'aws'));
+      await writeFile(join(dotfiles, 'aws', 'credentials'), 'SECRET-AWS\n');
+      await writeFile(join(dotfiles, 'netrc'), 'SECRET-NETRC\n');
+      await writeFile(join(home, '.bashrc'), 'PLAIN-FILE\n');
+      await symlink(join(dotfiles, 'aws'), join(home, '.aws'));
+      await symlink(join(dotfiles, 'netrc'), join(home, '.netrc'));
+      await symlink(join(dotfiles, 'missing'), join(home, '.ssh'));
+      const started = await startSandbox({setting: 'on', network: false, hide: []}, root, {HOME: home});
+      if (!started.ok || !started.sandbox) throw new Error(started.ok ? 'expected a sandbox' : started.error);
+      const read = `cat ${home}/.aws/credentials ${dotfiles}/aws/credentials ${home}/.netrc ${dotfiles}/netrc ${home}/.bashrc 2>&1; touch ${home}/planted 2>&1; echo end`;
+      const [bwrap, ...args] = started.sandbox.wrap(['sh', '-c', read]);
+      const out = execFileSync(bwrap!, args, {encoding: 'utf8'});
+      await started.sandbox.close();
+      expect(out).not.toContain('SECRET');
+      expect(out).toContain('PLAIN-FILE');
+      expect(out).toMatch(/Read-only file system/);
+      expect(out).toMatch(/end\n$/);
+    } finally {
+      await rm(home, {recursive: true, force: true});
+      await rm(dotfiles, {recursive: true, force: true});
+    }
   });
 
   test("a workspace's .git made after the start is read-only from the next command on", async () => {
