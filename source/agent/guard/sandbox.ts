@@ -37,6 +37,7 @@ export type SandboxStart =
   | {ok: true; sandbox: Sandbox | null; notice: string | null}
   | {ok: false; error: string};
 
+const NOT_INSTALLED = 'bwrap is not installed';
 const INSTALL_HINT = 'install the bubblewrap package (apt-get install bubblewrap, dnf install bubblewrap)';
 
 /** Credentials under the home directory that are read by tools, never by a project's commands. */
@@ -233,10 +234,12 @@ export async function startSandbox(options: SandboxOptions, root: string, env: N
 }
 
 function unavailable(options: SandboxOptions, reason: string): SandboxStart {
+  // Installing is the way out only when bwrap is missing; one that is there and fails needs other help.
+  const isMissing = reason === NOT_INSTALLED;
   if (options.setting === 'on') {
-    return {ok: false, error: `--sandbox on: commands cannot be sandboxed: ${reason}; ${INSTALL_HINT}, or run with --sandbox off`};
+    return {ok: false, error: `--sandbox on: commands cannot be sandboxed: ${reason}; ${isMissing ? `${INSTALL_HINT}, or ` : ''}run with --sandbox off`};
   }
-  return {ok: true, sandbox: null, notice: `Commands run unsandboxed: ${reason}; ${INSTALL_HINT} to confine them.`};
+  return {ok: true, sandbox: null, notice: `Commands run unsandboxed: ${reason}${isMissing ? `; ${INSTALL_HINT} to confine them` : ''}.`};
 }
 
 /** null when bwrap ran `true`; otherwise why not, in one line. */
@@ -248,12 +251,12 @@ function runProbe(file: string, args: string[]): Promise<string | null> {
     child.stderr.on('data', chunk => (stderr += chunk));
     child.once('error', error => {
       clearTimeout(timer);
-      resolve((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bwrap is not installed' : `bwrap failed to start (${error.message})`);
+      resolve((error as NodeJS.ErrnoException).code === 'ENOENT' ? NOT_INSTALLED : `bwrap failed to start (${error.message})`);
     });
     child.once('close', code => {
       clearTimeout(timer);
       const line = stderr.trim().split('\n')[0];
-      resolve(code === 0 ? null : `bwrap does not work here (${line || `exit ${code}`})`);
+      resolve(code === 0 ? null : `bwrap is installed but fails here (${line || `exit ${code}`})`);
     });
   });
 }
