@@ -14,6 +14,7 @@ const empty = {type: 'object', properties: {}};
 const tools = [
   {name: 'fail', description: 'Always answers with isError.', inputSchema: empty},
   {name: 'big', description: 'Answers with 5 MB of text.', inputSchema: empty},
+  {name: 'big-error', description: 'Refuses the call with a 100 KB JSON-RPC error message.', inputSchema: empty},
   {name: 'crash', description: 'Exits in the middle of the call.', inputSchema: empty},
   {name: 'hang', description: 'Never answers; notes a cancellation.', inputSchema: empty},
   {name: 'mixed', description: 'Text, an image, a resource and structured content.', inputSchema: empty},
@@ -41,6 +42,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const line = `${'x'.repeat(99)}\n`;
       return {content: [{type: 'text', text: `BEGIN\n${line.repeat(50_000)}END`}]};
     }
+    case 'big-error':
+      // Thrown, not returned: the SDK's Server answers with a JSON-RPC error carrying this message.
+      throw new Error(`BEGIN ${'y'.repeat(100_000)} END`);
     case 'crash':
       process.stderr.write('fault server: crashing on purpose\n');
       process.exit(3);

@@ -6,7 +6,7 @@ import {ErrorCode, McpError, ToolListChangedNotificationSchema} from '@modelcont
 import {errorMessage} from '../../core/result.js';
 import type {ToolContext, ToolResult} from '../../core/tool.js';
 import type {McpTransportSpec} from './config.js';
-import {toToolResult} from './result.js';
+import {boundText, toToolResult} from './result.js';
 import type {McpToolInfo} from './tool.js';
 
 export type ConnectionState = 'connecting' | 'ready' | 'failed' | 'closed';
@@ -127,8 +127,10 @@ export class Connection {
       if (this.state !== 'ready') {
         return {isError: true, code: 'mcp-crashed', content: `${label}: the server stopped during the call (${this.error ?? 'connection closed'}).`};
       }
-      // The server refused the call (unknown tool, invalid arguments): the model can fix that.
-      return {isError: true, code: 'mcp-error', content: `${label}: ${errorMessage(error)}`};
+      // The server refused the call (unknown tool, invalid arguments): the model can fix that. Its
+      // message is the server's text like any result, so it gets the same bound.
+      const message = await boundText(`${label}: ${errorMessage(error)}`, ctx.redact ? {redact: ctx.redact} : {});
+      return {isError: true, code: 'mcp-error', content: message.text};
     }
   }
 

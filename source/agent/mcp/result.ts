@@ -41,20 +41,28 @@ export async function toToolResult(
     parts.push(JSON.stringify(result.structuredContent, null, 2));
   }
   if (result.content === undefined && result.toolResult !== undefined) parts.push(JSON.stringify(result.toolResult, null, 2));
-  const text = parts.join('\n');
-  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, options.spillDir, options.redact);
-  const bytes = Buffer.from(text, 'utf8');
-  keeper.push(bytes);
-  await keeper.close();
+  const bounded = await boundText(parts.join('\n'), options);
   const isError = result.isError === true;
-  const content = keeper.render() || (isError ? `${label} failed and said nothing more.` : '(no output)');
-  const size = formatBytes(bytes.length);
+  const content = bounded.text || (isError ? `${label} failed and said nothing more.` : '(no output)');
+  const size = formatBytes(bounded.bytes);
   return {
     isError,
     content,
     ...(isError ? {code: 'mcp-error'} : {}),
     detail: {summary: isError ? `error · ${size}` : size},
   };
+}
+
+/**
+ * Text from a server kept to bash's head + tail bound, the whole of it spilled to a temp file
+ * when it is larger; `bytes` is its size before the cut.
+ */
+export async function boundText(text: string, options: {spillDir?: string; redact?: (text: string) => string} = {}): Promise<{text: string; bytes: number}> {
+  const keeper = new OutputKeeper(LIMITS.bashHeadBytes, LIMITS.bashTailBytes, options.spillDir, options.redact);
+  const bytes = Buffer.from(text, 'utf8');
+  keeper.push(bytes);
+  await keeper.close();
+  return {text: keeper.render(), bytes: bytes.length};
 }
 
 function noteOf(block: Block): string {

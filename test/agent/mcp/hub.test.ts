@@ -154,6 +154,20 @@ describe('McpHub', () => {
     expect(result.detail?.summary).toBe('4.8 MiB');
   }, 30_000);
 
+  test('a 100 KB JSON-RPC error message is bounded like a result', async () => {
+    const hub = hubOf({fault: faultEntry(marker())});
+    await hub.settle(15_000);
+    const result = await call(hub, 'mcp__fault__big-error');
+    expect(result).toMatchObject({isError: true, code: 'mcp-error'});
+    expect(result.content.length).toBeLessThan(40 * 1024);
+    expect(result.content).toMatch(/^fault · big-error: MCP error -?\d+: BEGIN y/);
+    expect(result.content).toMatch(/bytes of output dropped/);
+    expect(result.content.endsWith('y END')).toBe(true);
+    const spill = /the full output is in (\S+) …/.exec(result.content)?.[1];
+    expect((await readFile(spill!, 'utf8')).length).toBeGreaterThan(100_000);
+    await rm(spill!);
+  }, 30_000);
+
   test('a $ref/$defs schema reaches the model whole, and the call works', async () => {
     const hub = hubOf({fault: faultEntry(marker())});
     await hub.settle(15_000);
