@@ -49,6 +49,7 @@ export function formatStatuses(statuses: readonly McpServerStatus[]): string {
       if (status.tools.length > 0) lines.push(`    ${status.tools.map(tool => tool.replace(/^mcp__.+?__/, '')).join(', ')}`);
       if (status.error) lines.push(`    ${status.state === 'not-approved' ? 'waiting: /mcp approve starts the project\'s servers' : `error: ${status.error}`}`);
       for (const collision of status.collisions) lines.push(`    left out: ${collision}`);
+      for (const line of status.invalid) lines.push(`    ${line}`);
       return lines;
     })
     .join('\n');

@@ -18,8 +18,16 @@ export function useMcp(mcp: McpControl | undefined, dispatch: (input: UiInput) =
       dispatch({type: 'show-overlay', overlay: {kind: 'mcp-approve', servers}});
     }
     const failed = new Set<string>();
+    // Said once per server and line: a tools/list_changed lists the same bad tool again.
+    const saidInvalid = new Set<string>();
     const unsubscribe = mcp.hub.subscribe(() => {
       for (const status of mcp.statuses()) {
+        for (const line of status.invalid) {
+          const key = `${status.name}\0${line}`;
+          if (saidInvalid.has(key)) continue;
+          saidInvalid.add(key);
+          notice(`MCP server "${status.name}": ${line}`);
+        }
         if (status.state !== 'failed') failed.delete(status.name);
         else if (!failed.has(status.name)) {
           failed.add(status.name);

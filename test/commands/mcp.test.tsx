@@ -12,9 +12,9 @@ import {waitFor} from '../support/wait-for.js';
 
 afterEach(cleanup);
 
-const ready: McpServerStatus = {name: 'everything', source: 'user', file: 'config.json', state: 'ready', tools: ['mcp__everything__echo', 'mcp__everything__get-sum'], collisions: []};
-const failed: McpServerStatus = {name: 'ghost', source: 'flag', file: 'x.json', state: 'failed', tools: [], error: 'cannot start "ghost": no such command (is it installed and on PATH?)', collisions: []};
-const waiting: McpServerStatus = {name: 'repo', source: 'project', file: '.mcp.json', state: 'not-approved', tools: [], error: 'not approved', collisions: []};
+const ready: McpServerStatus = {name: 'everything', source: 'user', file: 'config.json', state: 'ready', tools: ['mcp__everything__echo', 'mcp__everything__get-sum'], collisions: [], invalid: []};
+const failed: McpServerStatus = {name: 'ghost', source: 'flag', file: 'x.json', state: 'failed', tools: [], error: 'cannot start "ghost": no such command (is it installed and on PATH?)', collisions: [], invalid: []};
+const waiting: McpServerStatus = {name: 'repo', source: 'project', file: '.mcp.json', state: 'not-approved', tools: [], error: 'not approved', collisions: [], invalid: []};
 
 function commands(statuses: McpServerStatus[]): McpCommands & {restarted: string[]} {
   const restarted: string[] = [];
@@ -43,6 +43,11 @@ describe('/mcp', () => {
       ].join('\n'),
     );
     expect(formatStatuses([])).toMatch(/^no MCP servers configured/);
+  });
+
+  test('a tool left out for its definition is listed under its server with the reason', () => {
+    const line = 'tool "grid" left out: its inputSchema has type "array", but a tool\'s arguments are an object';
+    expect(formatStatuses([{...ready, invalid: [line]}]).split('\n').at(-1)).toBe(`    ${line}`);
   });
 
   test('restart NAME restarts that server; an unknown name lists the known ones', async () => {

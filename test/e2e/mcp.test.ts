@@ -3,7 +3,7 @@ import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {approveServers, loadMcpConfig} from '../../source/agent/mcp/index.js';
 import {startMcpHttpServer, type McpHttpServer} from '../support/mcp-http-server.js';
-import {everythingEntry, faultEntry, marker, processesWith, silentEntry} from '../support/mcp-servers.js';
+import {everythingEntry, faultEntry, marker, processesWith, rawEntry, silentEntry} from '../support/mcp-servers.js';
 import {createSandbox, filesContaining, runNib, startNib, TEST_API_KEY, type Sandbox} from '../support/nib-process.js';
 import {sse, startOpenAiServer, type OpenAiServer} from '../support/openai-server.js';
 
@@ -119,6 +119,18 @@ describe('MCP in print mode', () => {
     expect(result.stderr).toContain('nib: MCP server "ghost" skipped: cannot start "nib-no-such-mcp-server": no such command (is it installed and on PATH?)');
     expect(result.stderr).toContain('nib: MCP server "mute" skipped: not ready within 5 s (mcpStartupTimeoutMs)');
     expect(toolMessages()).toEqual(['the widget is broken', expect.stringMatching(/^fault · crash: the server stopped during the call \(the server exited: fault server: crashing on purpose\)/)]);
+    expect(await processesWith(mark)).toEqual([]);
+  }, 60_000);
+
+  test('a server outside the spec: its bad tool is named in one line on stderr, the rest works, an unreadable image keeps the text', async () => {
+    const mark = marker();
+    await userConfig({mcpServers: {raw: rawEntry(mark)}});
+    model = await startOpenAiServer([sse.toolCalls([{name: 'mcp__raw__echo', arguments: {message: 'hi'}}, {name: 'mcp__raw__bad-image', arguments: {}}]), sse.text('ok')]);
+    const result = await runNib(sandbox, nibArgs('yolo'));
+    expect(result).toMatchObject({code: 0, stdout: 'ok'});
+    expect(result.stderr).toContain('nib: MCP server "raw": tool "grid" left out: its inputSchema has type "array", but a tool\'s arguments are an object\n');
+    expect(result.stderr).not.toContain('"code"');
+    expect(toolMessages()).toEqual(['echo: hi', 'the chart is below\n[image: image/png, unreadable: its data is not base64]']);
     expect(await processesWith(mark)).toEqual([]);
   }, 60_000);
 

@@ -3,11 +3,12 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {ErrorCode, McpError, ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js';
+import {z} from 'zod';
 import {errorMessage} from '../../core/result.js';
 import type {ToolContext, ToolResult} from '../../core/tool.js';
 import type {McpTransportSpec} from './config.js';
 import {boundText, toToolResult} from './result.js';
-import type {McpToolInfo} from './tool.js';
+import {checkToolInfo, type McpToolInfo} from './tool.js';
 
 export type ConnectionState = 'connecting' | 'ready' | 'failed' | 'closed';
 
@@ -32,6 +33,8 @@ export class Connection {
   state: ConnectionState = 'connecting';
   error: string | undefined;
   tools: McpToolInfo[] = [];
+  /** A line for each tool of its list that nib cannot offer, saying why (see checkToolInfo). */
+  leftOut: string[] = [];
   private client: Client | undefined;
   private stderrTail = '';
   private pid: number | undefined;
@@ -58,7 +61,7 @@ export class Connection {
           this.tools = await this.listTools();
           this.changed();
         } catch (error) {
-          this.fail(`listing its tools again failed: ${errorMessage(error)}`);
+          this.fail(`listing its tools again failed: ${describeError(error)}`);
         }
       });
     } catch (error) {
@@ -95,14 +98,24 @@ export class Connection {
     return transport;
   }
 
+  /**
+   * The server's tools. Not the SDK's listTools: it validates the whole list at once, so one bad
+   * tool drops all of them with a dump of zod issues. Each tool is checked on its own instead.
+   */
   private async listTools(): Promise<McpToolInfo[]> {
     const tools: McpToolInfo[] = [];
+    const leftOut: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.client!.listTools(cursor ? {cursor} : {}, {timeout: this.options.connectTimeoutMs});
-      tools.push(...(page.tools as McpToolInfo[]));
+      const page = await this.client!.request({method: 'tools/list', params: cursor ? {cursor} : {}}, ToolListPage, {timeout: this.options.connectTimeoutMs});
+      for (const raw of page.tools) {
+        const checked = checkToolInfo(raw);
+        if (checked.ok) tools.push(checked.value);
+        else leftOut.push(checked.error);
+      }
       cursor = page.nextCursor;
     } while (cursor);
+    this.leftOut = leftOut;
     return tools;
   }
 
@@ -114,7 +127,7 @@ export class Connection {
       return {isError: true, code: 'mcp-unavailable', content: `The MCP server "${this.name}" is not connected (${this.state}${why}). The user can restart it with /mcp restart ${this.name}.`};
     }
     try {
-      const result = await this.client.callTool({name: tool, arguments: args}, undefined, {signal, timeout: this.options.callTimeoutMs});
+      const result = await this.client.request({method: 'tools/call', params: {name: tool, arguments: args}}, AnyCallResult, {signal, timeout: this.options.callTimeoutMs});
       return await toToolResult(result, label, ctx.redact ? {redact: ctx.redact} : {});
     } catch (error) {
       if (signal.aborted) return {isError: true, code: 'interrupted', content: `${label}: cancelled; the server was asked to stop.`};
@@ -129,7 +142,7 @@ export class Connection {
       }
       // The server refused the call (unknown tool, invalid arguments): the model can fix that. Its
       // message is the server's text like any result, so it gets the same bound.
-      const message = await boundText(`${label}: ${errorMessage(error)}`, ctx.redact ? {redact: ctx.redact} : {});
+      const message = await boundText(`${label}: ${describeError(error)}`, ctx.redact ? {redact: ctx.redact} : {});
       return {isError: true, code: 'mcp-error', content: message.text};
     }
   }
@@ -166,7 +179,7 @@ export class Connection {
       const hint = status === 401 || status === 403 ? ' (check the token in its "headers")' : '';
       return `the server answered HTTP ${status}${hint}`;
     }
-    return `${errorMessage(error)}${last ? ` (stderr: ${last})` : ''}`;
+    return `${describeError(error)}${last ? ` (stderr: ${last})` : ''}`;
   }
 
   private lastStderrLine(): string {
@@ -187,6 +200,26 @@ export class Connection {
     }
     if (this.pid !== undefined) await endProcess(this.pid);
   }
+}
+
+// The shapes nib reads are checked by nib, piece by piece (checkToolInfo, toToolResult): the
+// SDK's strict schemas refuse a whole answer for one bad part.
+const ToolListPage = z.object({tools: z.array(z.unknown()), nextCursor: z.string().optional()});
+const AnyCallResult = z.record(z.string(), z.unknown());
+
+/**
+ * One line for a failure. An answer that does not fit even the loose shapes above rejects with
+ * a zod error, whose message is a JSON dump of every issue; the first issue says enough. Told by
+ * its shape: the SDK parses with its own zod build, whose error class is not nib's.
+ */
+function describeError(error: unknown): string {
+  const issues = (error as {issues?: unknown} | null)?.issues;
+  if (Array.isArray(issues) && issues.length > 0) {
+    const issue = issues[0] as {path?: unknown; message?: unknown};
+    const where = Array.isArray(issue.path) && issue.path.length > 0 ? ` at "${issue.path.map(String).join('.')}"` : '';
+    return `the server's answer is not valid MCP${where}: ${String(issue.message ?? 'unreadable')}`;
+  }
+  return errorMessage(error);
 }
 
 export function seconds(ms: number): string {

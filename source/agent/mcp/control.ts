@@ -69,13 +69,16 @@ export async function prepareMcp(input: {
   };
 }
 
-/** One line per server print mode goes on without, for stderr. */
+/** One line per server print mode goes on without, and per tool it goes on without, for stderr. */
 export function missingServerLines(statuses: readonly McpServerStatus[]): string[] {
   return statuses.flatMap(status => {
     if (status.state === 'not-approved') {
       return [`MCP server "${status.name}" (${status.file}) skipped: project servers start only once approved; run nib in this workspace once and answer y (or type /mcp approve)`];
     }
     if (status.state === 'failed') return [`MCP server "${status.name}" skipped: ${status.error ?? 'failed'}`];
-    return status.collisions.map(collision => `MCP server "${status.name}": tool ${collision} left out`);
+    return [
+      ...status.collisions.map(collision => `MCP server "${status.name}": tool ${collision} left out`),
+      ...status.invalid.map(line => `MCP server "${status.name}": ${line}`),
+    ];
   });
 }

@@ -17,6 +17,8 @@ export type McpServerStatus = {
   error?: string;
   /** Tools left out because another server already offers a tool of the same nib name. */
   collisions: string[];
+  /** Tools left out because their definition is unusable, a line each saying why. */
+  invalid: string[];
 };
 
 export type McpHubOptions = {
@@ -138,6 +140,7 @@ export class McpHub {
         source: server.source,
         file: server.file,
         collisions: lost.map(c => `${c.tool} (already offered by "${c.owner}")`),
+        invalid: connection?.state === 'ready' ? connection.leftOut : [],
       };
       if (!connection) {
         const held = this.notStarted.get(server.name) ?? {state: 'stopped' as const};

@@ -5,7 +5,8 @@ import {OutputKeeper} from '../../tools/output.js';
 
 /** The parts of an MCP `tools/call` result nib reads; everything else a server sends is ignored. */
 export type McpCallResult = {
-  content?: unknown[];
+  /** A list of blocks; anything else from a server is said to be unreadable. */
+  content?: unknown;
   structuredContent?: unknown;
   isError?: boolean;
   /** Servers of the 2024-10-07 protocol answer with this instead of `content`. */
@@ -27,8 +28,11 @@ export async function toToolResult(
 ): Promise<ToolResult> {
   const parts: string[] = [];
   const texts: string[] = [];
-  for (const raw of result.content ?? []) {
-    const block = (raw ?? {}) as Block;
+  // Each block on its own: one a server got wrong becomes a note, and the others still count.
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  if (result.content !== undefined && !Array.isArray(result.content)) parts.push('[unreadable content: the server sent something other than a list]');
+  for (const raw of blocks) {
+    const block = (typeof raw === 'object' && raw !== null ? raw : {}) as Block;
     if (block.type === 'text' && typeof block.text === 'string') {
       parts.push(block.text);
       texts.push(block.text);
@@ -68,12 +72,18 @@ export async function boundText(text: string, options: {spillDir?: string; redac
 function noteOf(block: Block): string {
   const mime = typeof block.mimeType === 'string' ? block.mimeType : 'unknown type';
   switch (block.type) {
+    case 'text':
+      return '[text: unreadable, its text is not a string]';
     case 'image':
     case 'audio':
+      if (!isBase64(block.data)) return `[${block.type}: ${mime}, unreadable: its data is not base64]`;
       return `[${block.type}: ${mime}, ${formatBytes(base64Bytes(block.data))}]`;
     case 'resource': {
       const resource = (block.resource ?? {}) as {uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown};
       const type = typeof resource.mimeType === 'string' ? resource.mimeType : 'unknown type';
+      if (typeof resource.text !== 'string' && !isBase64(resource.blob)) {
+        return `[resource ${String(resource.uri ?? '')}: ${type}, unreadable: neither text nor base64 data]`;
+      }
       const size = typeof resource.text === 'string' ? Buffer.byteLength(resource.text) : base64Bytes(resource.blob);
       return `[resource ${String(resource.uri ?? '')}: ${type}, ${formatBytes(size)}]`;
     }
@@ -81,6 +91,17 @@ function noteOf(block: Block): string {
       return `[resource link ${String(block.uri ?? '')}: ${mime}]`;
     default:
       return `[${String(block.type ?? 'unknown')} content]`;
+  }
+}
+
+/** The SDK's rule (what atob accepts), so nib calls unreadable what a strict client would refuse. */
+function isBase64(data: unknown): data is string {
+  if (typeof data !== 'string') return false;
+  try {
+    atob(data);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,5 @@
 import {z} from 'zod';
+import type {Result} from '../../core/result.js';
 import type {Tool, ToolContext, ToolResult} from '../../core/tool.js';
 
 /** A tool as a server lists it (`tools/list`). */
@@ -18,6 +19,30 @@ export const MCP_PREFIX = 'mcp__';
 export function mcpToolName(server: string, tool: string): string {
   const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
   return `${MCP_PREFIX}${safe(server)}__${safe(tool)}`.slice(0, 64);
+}
+
+/**
+ * One entry of a server's `tools/list`, checked on its own: a tool nib cannot offer (no name, or
+ * a schema for something other than an object of arguments) is left out with a line saying why,
+ * and the server's other tools stay usable. A schema with no `type` at all is kept: toParameters adds it.
+ */
+export function checkToolInfo(raw: unknown): Result<McpToolInfo> {
+  const tool = isPlainObject(raw) ? raw : {};
+  const name = tool['name'];
+  if (typeof name !== 'string' || name === '') return {ok: false, error: 'a tool without a name left out'};
+  const left = (why: string) => ({ok: false as const, error: `tool "${name}" left out: ${why}`});
+  const schema = tool['inputSchema'];
+  if (schema !== undefined && !isPlainObject(schema)) return left('its inputSchema is not a JSON object');
+  if (schema?.['type'] !== undefined && schema['type'] !== 'object') {
+    return left(`its inputSchema has type ${JSON.stringify(schema['type'])}, but a tool's arguments are an object`);
+  }
+  if (schema?.['properties'] !== undefined && !isPlainObject(schema['properties'])) return left('its inputSchema "properties" is not a JSON object');
+  const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
+  return {ok: true, value: {name, ...(description !== undefined ? {description} : {}), ...(schema ? {inputSchema: schema} : {})}};
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // The server validates its own arguments against its own schema; nib only checks that the model

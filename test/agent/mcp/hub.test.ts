@@ -6,10 +6,11 @@ import {McpHub, type McpServerConfig, type McpServerEntry} from '../../../source
 import {createToolRegistry, defaultTools} from '../../../source/tools/index.js';
 import {createReadLedger, type ToolContext} from '../../../source/tools/index.js';
 import {startMcpHttpServer, type McpHttpServer} from '../../support/mcp-http-server.js';
-import {everythingEntry, faultEntry, marker, processesWith, silentEntry} from '../../support/mcp-servers.js';
+import {everythingEntry, faultEntry, marker, processesWith, rawEntry, silentEntry} from '../../support/mcp-servers.js';
 
 // The hub against real servers: the reference "everything" server over stdio, a Streamable HTTP
-// server built with the SDK, and a fault server that misbehaves on purpose.
+// server built with the SDK, a fault server that misbehaves on purpose, and a raw one that
+// breaks the spec.
 
 const hubs: McpHub[] = [];
 let http: McpHttpServer | undefined;
@@ -195,6 +196,32 @@ describe('McpHub', () => {
     expect(second).toMatchObject({state: 'ready', tools: []});
     expect(second!.collisions).toContain('mcp__fault_x__fail (already offered by "fault.x")');
     expect(hub.tools().filter(t => t.name === 'mcp__fault_x__fail')).toHaveLength(1);
+  }, 30_000);
+
+  test('a tool whose definition breaks the spec is left out with a line saying why; the other tools stay usable', async () => {
+    const hub = hubOf({raw: rawEntry(marker())});
+    const [status] = await hub.settle(15_000);
+    expect(status).toMatchObject({
+      state: 'ready',
+      tools: ['mcp__raw__echo', 'mcp__raw__bad-image'],
+      invalid: ['tool "grid" left out: its inputSchema has type "array", but a tool\'s arguments are an object'],
+    });
+    expect(await call(hub, 'mcp__raw__echo', {message: 'hi'})).toMatchObject({isError: false, content: 'echo: hi'});
+  }, 30_000);
+
+  test('a tool list that is not a list fails the server with one line, not a dump of zod issues', async () => {
+    const hub = hubOf({raw: rawEntry(marker(), 'tools-not-a-list')});
+    const [status] = await hub.settle(15_000);
+    expect(status).toMatchObject({state: 'failed', error: 'the server\'s answer is not valid MCP at "tools": Invalid input: expected array, received string'});
+  }, 30_000);
+
+  test('a result with an unreadable image keeps its text and says the image was unreadable', async () => {
+    const hub = hubOf({raw: rawEntry(marker())});
+    await hub.settle(15_000);
+    expect(await call(hub, 'mcp__raw__bad-image')).toMatchObject({
+      isError: false,
+      content: 'the chart is below\n[image: image/png, unreadable: its data is not base64]',
+    });
   }, 30_000);
 
   test('images, resources and structured content become one-line notes and JSON', async () => {
