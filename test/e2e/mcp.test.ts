@@ -59,6 +59,21 @@ describe('MCP in print mode', () => {
     expect(await processesWith(mark)).toEqual([]);
   });
 
+  test('a server named with "__" is refused, so mcp__every covers only the server "every"', async () => {
+    const mark = marker();
+    await userConfig({
+      mcpServers: {every: everythingEntry(mark), every__thing: everythingEntry(mark)},
+      permissions: {allow: ['mcp__every']},
+    });
+    model = await startOpenAiServer([sse.toolCall('mcp__every__echo', {message: 'one server'}), sse.text('Done.')]);
+    const result = await runNib(sandbox, nibArgs('ask'));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/nib: MCP server "every__thing" in \S+config\.json is ignored: its name contains "__", .*rename it, e\.g\. to "every_thing"/);
+    expect(model.requests[0]!.body.tools!.map(t => t.function.name).filter(name => name.startsWith('mcp__every__thing'))).toEqual([]);
+    expect(toolMessages()).toEqual(['Echo: one server']);
+    expect(await processesWith(mark)).toEqual([]);
+  });
+
   test('server-everything: echo and get-sum through a full model round, then no process remains', async () => {
     const mark = marker();
     await userConfig({mcpServers: {everything: everythingEntry(mark)}});

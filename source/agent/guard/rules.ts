@@ -80,6 +80,8 @@ export function matchRules(rules: readonly Rule[], call: CallFacts): RuleMatch |
 
 /** Whether one rule applies to the call as a whole (for allow: without looking at shell parts). */
 function applies(pattern: Pattern, call: CallFacts, kind: RuleKind): boolean {
+  // A server name never holds `__` (refused in its config), so the first `__` after the prefix
+  // ends it: `mcp__a` names a server, `mcp__a__b` one of its tools.
   if (pattern.tool.startsWith('mcp__')) {
     return call.tool === pattern.tool || (!pattern.tool.slice(5).includes('__') && call.tool.startsWith(`${pattern.tool}__`));
   }

@@ -2,6 +2,7 @@ import {join, resolve} from 'node:path';
 import {z} from 'zod';
 import type {Result} from '../../core/result.js';
 import {PROJECT_FILE} from './project-file.js';
+import {serverNameProblem} from './tool.js';
 import {readJsonFile, schemaProblem} from '../config/json-file.js';
 
 /**
@@ -75,6 +76,11 @@ export async function loadMcpConfig(input: {
   const servers: McpServerConfig[] = [];
   for (const layer of layers) {
     for (const server of layer) {
+      const badName = serverNameProblem(server.name);
+      if (badName) {
+        problems.push(`MCP server "${server.name}" in ${server.file} is ignored: ${badName}`);
+        continue;
+      }
       const first = servers.find(s => s.name === server.name);
       if (first) problems.push(`MCP server "${server.name}" in ${server.file} is ignored: ${first.file} defines a server of the same name`);
       else servers.push(server);

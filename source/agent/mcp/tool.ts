@@ -17,8 +17,23 @@ export const MCP_PREFIX = 'mcp__';
  * same name; the hub keeps the first and reports the other.
  */
 export function mcpToolName(server: string, tool: string): string {
-  const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
-  return `${MCP_PREFIX}${safe(server)}__${safe(tool)}`.slice(0, 64);
+  return `${MCP_PREFIX}${squeeze(server)}__${squeeze(tool)}`.slice(0, 64);
+}
+
+const squeeze = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/**
+ * Why a server name cannot be used, or null. A tool name, and the permission rules that name
+ * it, split at the first `__` after the prefix: with a server `every__thing` (or `every_`) beside
+ * `every`, `mcp__every` would also cover the other server's tools and `mcp__every__thing` would
+ * read as one tool. Refused where it is configured, so every name splits one way.
+ */
+export function serverNameProblem(name: string): string | null {
+  const squeezed = squeeze(name);
+  if (!squeezed.includes('__') && !squeezed.endsWith('_')) return null;
+  const fixed = squeezed.replace(/_{2,}/g, '_').replace(/_+$/, '');
+  const where = squeezed === name ? '' : ` (read as "${squeezed}")`;
+  return `its name${where} ${squeezed.includes('__') ? 'contains "__"' : 'ends in "_"'}, which would make mcp__<server>__<tool> names and permission rules ambiguous; rename it${fixed ? `, e.g. to "${fixed}"` : ''}`;
 }
 
 /**

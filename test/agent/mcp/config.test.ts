@@ -45,6 +45,19 @@ describe('MCP configuration', () => {
     expect(loaded.problems).toEqual([`MCP server "tools" in ${join(dir, '.mcp.json')} is ignored: config.json defines a server of the same name`]);
   });
 
+  test('a server name that would make mcp__<server>__<tool> ambiguous is refused with the reason; the others load', async () => {
+    await writeFile(join(dir, '.mcp.json'), JSON.stringify({mcpServers: {every: {command: 'a'}, every__thing: {command: 'b'}, 'every_': {command: 'c'}, 'x._y': {command: 'd'}}}));
+    const loaded = await loadMcpConfig({user: {}, userFile: 'config.json', root: dir, flagFile: undefined});
+    expect(loaded.servers.map(s => s.name)).toEqual(['every']);
+    const file = join(dir, '.mcp.json');
+    const ambiguous = 'which would make mcp__<server>__<tool> names and permission rules ambiguous';
+    expect(loaded.problems).toEqual([
+      `MCP server "every__thing" in ${file} is ignored: its name contains "__", ${ambiguous}; rename it, e.g. to "every_thing"`,
+      `MCP server "every_" in ${file} is ignored: its name ends in "_", ${ambiguous}; rename it, e.g. to "every"`,
+      `MCP server "x._y" in ${file} is ignored: its name (read as "x__y") contains "__", ${ambiguous}; rename it, e.g. to "x_y"`,
+    ]);
+  });
+
   test('a token typed without quotes in a broken .mcp.json is not quoted back in the problem line', async () => {
     await writeFile(join(dir, '.mcp.json'), '{"mcpServers": {"a": {"url": "http://x", "headers": {"Authorization": Bearer sk-live-12345}}}}');
     const loaded = await loadMcpConfig({user: {}, userFile: 'config.json', root: dir, flagFile: undefined});
