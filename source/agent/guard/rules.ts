@@ -54,7 +54,11 @@ export function looksAtCommands(rules: readonly Rule[]): boolean {
 function parsePattern(text: string): Pattern | null {
   const match = /^\s*([A-Za-z][\w-]*)\s*(?:\(([\s\S]*)\))?\s*$/.exec(text);
   if (!match) return null;
-  return {tool: match[1]!.toLowerCase(), specifier: match[2] === undefined ? null : match[2].trim()};
+  const name = match[1]!;
+  // nib's own tool names ignore case (`Bash`); an MCP server's name is the person's, as its tools
+  // are named, so `mcp__GitHub` must still reach `mcp__GitHub__create_issue`.
+  const tool = /^mcp__/i.test(name) ? `mcp__${name.slice(5)}` : name.toLowerCase();
+  return {tool, specifier: match[2] === undefined ? null : match[2].trim()};
 }
 
 /**

@@ -83,6 +83,14 @@ describe('matchRules', () => {
     expect(matchRules(rules('allow', 'mcp__git'), call)).toBeNull();
   });
 
+  test('a server name with capitals is matched as written, so deny and "always" reach its tools', () => {
+    const call = {tool: 'mcp__GitHub__create_issue', root};
+    expect(matchRules(rules('deny', 'mcp__GitHub'), call)?.kind).toBe('deny');
+    expect(matchRules(rules('deny', 'MCP__GitHub__create_issue'), call)?.kind).toBe('deny');
+    expect(matchRules(rules('allow', suggestRules(call)[0]!), call)?.kind).toBe('allow');
+    expect(matchRules(rules('allow', 'mcp__github'), call)).toBeNull();
+  });
+
   test('a bare tool name covers every call of that tool, and tool names ignore case', async () => {
     expect(matchRules(rules('deny', 'write'), file('write', 'a'))?.kind).toBe('deny');
     expect(matchRules(rules('allow', 'Bash(npm test)'), await bash('npm test'))?.kind).toBe('allow');
