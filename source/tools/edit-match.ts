@@ -12,7 +12,7 @@ export type Span = {start: number; end: number};
 
 export type MatchResult =
   | {kind: 'found'; spans: Span[]; strategy: Strategy | null}
-  | {kind: 'multiple'; lines: number[]; strategy: Strategy | null}
+  | {kind: 'multiple'; count: number; lines: LineSample; strategy: Strategy | null}
   | {kind: 'none'};
 
 function findOccurrences(haystack: string, needle: string): number[] {
@@ -21,19 +21,31 @@ function findOccurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-/** 1-based line numbers of offsets (sorted ascending), counted in one pass. */
-function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
+/** The first few distinct lines a string occurs on, and whether it occurs on more. */
+export type LineSample = {lines: number[]; more: boolean};
+
+/** Enough line numbers to show where the matches are; the message lists no more. */
+const SAMPLE_LINES = 10;
+
+/**
+ * 1-based line numbers of offsets (sorted ascending), counted in one pass and stopped once the
+ * sample is full. The scan keeps the next line break it found: looking for it again from the
+ * last line start for every offset made a one-line file with a million matches take 24 s.
+ */
+function sampleLines(text: string, offsets: Iterable<number>): LineSample {
   const lines: number[] = [];
   let line = 1;
-  let from = 0;
+  let nextBreak = text.indexOf('\n');
   for (const offset of offsets) {
-    for (let at = text.indexOf('\n', from); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+    while (nextBreak !== -1 && nextBreak < offset) {
       line += 1;
-      from = at + 1;
+      nextBreak = text.indexOf('\n', nextBreak + 1);
     }
+    if (lines.at(-1) === line) continue;
+    if (lines.length === SAMPLE_LINES) return {lines, more: true};
     lines.push(line);
   }
-  return lines;
+  return {lines, more: false};
 }
 
 /**
@@ -52,7 +64,7 @@ export function findMatch(text: string, oldString: string, replaceAll: boolean):
   if (exact.length === 1 || (exact.length > 1 && replaceAll)) {
     return {kind: 'found', spans: exact.map(start => ({start, end: start + oldString.length})), strategy: null};
   }
-  if (exact.length > 1) return {kind: 'multiple', lines: lineNumbersOf(text, exact), strategy: null};
+  if (exact.length > 1) return {kind: 'multiple', count: exact.length, lines: sampleLines(text, exact), strategy: null};
 
   for (const [level, strategy] of STRATEGIES.entries()) {
     const needle = normalize(oldString, level).text;
@@ -60,11 +72,15 @@ export function findMatch(text: string, oldString: string, replaceAll: boolean):
     const haystack = normalize(text, level);
     const hits = occurrencesForUniqueness(haystack.text, needle, replaceAll);
     if (hits.length === 0) continue;
-    const spans = hits.map(hit => ({start: haystack.toOriginal(hit), end: haystack.toOriginal(hit + needle.length - 1) + 1}));
     if (hits.length > 1) {
-      return {kind: 'multiple', lines: lineNumbersOf(text, spans.map(span => span.start)), strategy};
+      // Mapped back lazily: only the hits the sample needs, not a million of them.
+      const starts = (function* () {
+        for (const hit of hits) yield haystack.toOriginal(hit);
+      })();
+      return {kind: 'multiple', count: hits.length, lines: sampleLines(text, starts), strategy};
     }
-    return {kind: 'found', spans, strategy};
+    const hit = hits[0]!;
+    return {kind: 'found', spans: [{start: haystack.toOriginal(hit), end: haystack.toOriginal(hit + needle.length - 1) + 1}], strategy};
   }
   return {kind: 'none'};
 }

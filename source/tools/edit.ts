@@ -62,7 +62,9 @@ export function applyEdit(fileText: string, args: EditArgs, display: string): Fs
     const fix = args.replace_all
       ? 'replace_all only applies to exact matches: copy old_string exactly as it is in the file, or include more surrounding lines to make it unique.'
       : 'Include more surrounding lines in old_string to make it unique, or set replace_all to true to change every occurrence.';
-    return fail('multiple-matches', `old_string occurs ${match.lines.length} times in ${display}${how}, at lines ${match.lines.join(', ')}. ${fix}`);
+    const {lines, more} = match.lines;
+    const where = lines.length === 1 && !more ? `all on line ${lines[0]}` : `at lines ${lines.join(', ')}${more ? ', …' : ''}`;
+    return fail('multiple-matches', `old_string occurs ${match.count} times in ${display}${how}, ${where}. ${fix}`);
   }
   let spans = match.spans;
   if (match.strategy === 'indentation' && spans.length === 1) {

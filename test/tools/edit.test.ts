@@ -67,6 +67,33 @@ describe('edit', () => {
     expect(await readFile(file, 'utf8')).toBe('a\nbar()\nb\nbar()\n');
   });
 
+  test('many occurrences: the count and the first ten lines, found in linear time', async () => {
+    // One line, a million matches: the line numbers used to be counted by rescanning the line
+    // for every match (24 s) and all million listed (a 3 MB message).
+    const oneLine = await readFileInWorkspace('b'.repeat(1_000_000));
+    const result = await editTool.run({path: 'f.txt', old_string: 'b', new_string: 'c'}, oneLine.ctx, never);
+    expect(result).toMatchObject({isError: true, code: 'multiple-matches'});
+    expect(result.content).toContain('old_string occurs 1000000 times in f.txt, all on line 1. Include more');
+
+    const manyLines = await readFileInWorkspace('b\n'.repeat(50));
+    const listed = await editTool.run({path: 'f.txt', old_string: 'b', new_string: 'c'}, manyLines.ctx, never);
+    expect(listed.content).toContain('occurs 50 times in f.txt, at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …. Include more');
+
+    // The tolerant strategies take the same road: typographic quotes on one long line.
+    const typographic = await readFileInWorkspace('\u2019'.repeat(500_000));
+    const tolerant = await editTool.run({path: 'f.txt', old_string: "'", new_string: '"'}, typographic.ctx, never);
+    expect(tolerant.content).toContain('occurs 500000 times in f.txt (after ignoring trailing whitespace and typographic quotes');
+    expect(tolerant.content).toContain('all on line 1.');
+  });
+
+  test('replace_all over many lines counts its changes without a quadratic diff', async () => {
+    // Every line changed: the diff took 8 s for 8,000 lines, and 1 MiB holds half a million.
+    const {ctx, file} = await readFileInWorkspace('x\nb\n'.repeat(20_000));
+    const result = await editTool.run({path: 'f.txt', old_string: 'b', new_string: 'c', replace_all: true}, ctx, never);
+    expect(result.content).toBe('Edited f.txt: replaced 20000 occurrences (+20000 −20000 lines).');
+    expect(await readFile(file, 'utf8')).toBe('x\nc\n'.repeat(20_000));
+  });
+
   test('a file changed on disk after it was read is refused and left as it is', async () => {
     const {ctx, file} = await readFileInWorkspace('version 1\n');
     await writeFile(file, 'version 2 by someone else\n');
