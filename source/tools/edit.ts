@@ -4,8 +4,8 @@ import {findMatch, nearestLine, reindent, replaceSpans, type Strategy} from './e
 import {detectStyle, toFileText, toModelText} from './fs/text.js';
 import {defineTool, type ToolContext} from '../core/tool.js';
 import {commitPlan, planFileWrite, previewOf, type FileToolOptions, type WritePlan} from './write.js';
-import {errorResult, fail, isOutsideWorkspace, resolvePath, type FsResult} from './fs/workspace.js';
-import {protectedDirOf} from './fs/guards.js';
+import {createCallResolver, errorResult, fail, type FsResult} from './fs/workspace.js';
+import {protectedOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to change, relative to the workspace root (or absolute).'),
@@ -78,10 +78,11 @@ export function applyEdit(fileText: string, args: EditArgs, display: string): Fs
 
 export function createEditTool(options: FileToolOptions = {}) {
   const maxBytes = options.maxBytes ?? LIMITS.writeMaxBytes;
+  const resolve = createCallResolver();
 
   /** `edited`: the person's own version of the whole file, which replaces the model's edit. */
   const plan = async (args: EditArgs, ctx: ToolContext, edited: string | null) => {
-    const resolved = await resolvePath(ctx.root, args.path);
+    const resolved = await resolve(ctx.root, args);
     return planFileWrite<EditOutcome | {text: string}>(
       resolved,
       ctx,
@@ -119,8 +120,8 @@ export function createEditTool(options: FileToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.path,
-    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
-    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
+    isOutside: async (args, ctx) => (await resolve(ctx.root, args)).outside,
+    protectedDir: async (args, ctx) => protectedOf(ctx.root, await resolve(ctx.root, args)),
     preview: async (args, ctx) => {
       const planned = await plan(args, ctx, null);
       return planned.ok ? previewOf('edit', planned.value, ctx.root) : errorResult(planned.error);

@@ -6,17 +6,16 @@ import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from '.
 import {
   checkFresh,
   commitWrite,
+  createCallResolver,
   errorResult,
   fail,
-  isOutsideWorkspace,
   readExisting,
-  resolvePath,
   type AtomicWriteOptions,
   type ExistingFile,
   type ResolvedPath,
   type FsResult,
 } from './fs/workspace.js';
-import {checkWritable, protectedDirOf, protectedOf} from './fs/guards.js';
+import {checkWritable, protectedOf} from './fs/guards.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace root (or absolute). Parent directories are created.'),
@@ -121,9 +120,10 @@ export async function commitPlan(
 
 export function createWriteTool(options: FileToolOptions = {}) {
   const maxBytes = options.maxBytes ?? LIMITS.writeMaxBytes;
+  const resolve = createCallResolver();
 
   const plan = async (args: WriteArgs, text: string, ctx: ToolContext, keepStyle: boolean) => {
-    const resolved = await resolvePath(ctx.root, args.path);
+    const resolved = await resolve(ctx.root, args);
     return planFileWrite(
       resolved,
       ctx,
@@ -151,8 +151,8 @@ export function createWriteTool(options: FileToolOptions = {}) {
     ].join(' '),
     schema,
     keyArg: args => args.path,
-    isOutside: (args, ctx) => isOutsideWorkspace(ctx.root, args.path),
-    protectedDir: (args, ctx) => protectedDirOf(ctx.root, args.path),
+    isOutside: async (args, ctx) => (await resolve(ctx.root, args)).outside,
+    protectedDir: async (args, ctx) => protectedOf(ctx.root, await resolve(ctx.root, args)),
     preview: async (args, ctx) => {
       const planned = await plan(args, args.content, ctx, true);
       return planned.ok ? previewOf('write', planned.value, ctx.root) : errorResult(planned.error);

@@ -1,4 +1,4 @@
-import {chmod, mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
+import {chmod, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {createWriteTool, editTool, isPreview, readTool, writeTool} from '../../source/tools/index.js';
@@ -112,6 +112,69 @@ describe('write', () => {
     const result = await writeTool.run({path: 'link.txt', content: 'new\n'}, ctx, never);
     expect(result.content).toBe('Updated real/f.txt (+1 −1 lines).');
     expect(await readFile(path.join(root, 'real', 'f.txt'), 'utf8')).toBe('new\n');
+  });
+
+  test('a symlink swapped in after the approval check is refused, not followed out of the workspace', async () => {
+    // The race a loop swapping victim.txt between a file and a link won 18 times in 150: the
+    // check saw a file inside, the run resolved the path again and wrote ../out/s.txt.
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    const victim = path.join(root, 'victim.txt');
+    const secret = path.join(elsewhere, 's.txt');
+    await writeFile(secret, 'secret\n');
+    const ctx = contextFor(root);
+    await symlink(secret, victim);
+    await readTool.run({path: 'victim.txt'}, ctx, never); // read while it led out: s.txt counts as read
+    const swap = async (toLink: boolean) => {
+      await rm(victim);
+      await (toLink ? symlink(secret, victim) : writeFile(victim, 'secret\n'));
+    };
+    for (const [tool, args] of [
+      [writeTool, {path: 'victim.txt', content: 'PWNED\n'}],
+      [editTool, {path: 'victim.txt', old_string: 'secret', new_string: 'PWNED'}],
+    ] as const) {
+      await swap(false);
+      expect(await tool.isOutside(args as never, ctx)).toBe(false); // what the approval judged
+      await swap(true);
+      const result = await tool.run(args as never, ctx, never);
+      expect(result).toMatchObject({isError: true, code: 'path-changed'});
+      expect(result.content).toContain('victim.txt changed after nib checked it (it is now a symbolic link)');
+      expect(await readFile(secret, 'utf8')).toBe('secret\n');
+    }
+  });
+
+  test('a link swapped in just before the rename is refused, and the link and its target are left alone', async () => {
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    const secret = path.join(elsewhere, 's.txt');
+    await writeFile(secret, 'secret\n');
+    await writeFile(path.join(root, 'victim.txt'), 'mine\n');
+    await mkdir(path.join(root, 'sub'));
+    const ctx = contextFor(root);
+    await readTool.run({path: 'victim.txt'}, ctx, never);
+    const swapFile = createWriteTool({
+      beforeRename: async () => {
+        await rm(path.join(root, 'victim.txt'));
+        await symlink(secret, path.join(root, 'victim.txt'));
+      },
+    });
+    const file = await swapFile.run({path: 'victim.txt', content: 'PWNED\n'}, ctx, never);
+    expect(file).toMatchObject({isError: true, code: 'path-changed'});
+    expect(file.content).toContain(`(it now leads to ${secret})`);
+    expect(await readlink(path.join(root, 'victim.txt'))).toBe(secret);
+    expect(await readFile(secret, 'utf8')).toBe('secret\n');
+    expect(await readdir(root)).toEqual(['sub', 'victim.txt']);
+
+    // A parent directory swapped for a link that leads out.
+    const swapDir = createWriteTool({
+      beforeRename: async () => {
+        await rename(path.join(root, 'sub'), path.join(root, 'sub.old'));
+        await symlink(elsewhere, path.join(root, 'sub'));
+      },
+    });
+    const dir = await swapDir.run({path: 'sub/new.txt', content: 'PWNED\n'}, ctx, never);
+    expect(dir).toMatchObject({isError: true, code: 'path-changed'});
+    expect(await readdir(elsewhere)).toEqual(['s.txt']);
   });
 
   test('a failure before the rename leaves the original and no temp file', async () => {

@@ -1,6 +1,6 @@
 import {createHash, randomBytes} from 'node:crypto';
 import {constants, type Stats} from 'node:fs';
-import {mkdir, open, readFile, realpath, rename, stat, unlink} from 'node:fs/promises';
+import {mkdir, open, realpath, rename, stat, unlink, type FileHandle} from 'node:fs/promises';
 import {homedir} from 'node:os';
 import path from 'node:path';
 import {errorMessage, type Failure, type Result} from '../../core/result.js';
@@ -52,6 +52,25 @@ export async function resolvePath(root: string, input: string): Promise<Resolved
   const real = await realpathOfNearest(absolute);
   const outside = !isInside(root, real);
   return {input, absolute, real, outside, display: displayPath(root, real)};
+}
+
+/**
+ * Resolves a write's path once per call. The approval check (isOutside, protectedDir), the
+ * preview and the run are separate steps on the same arguments object; resolving afresh in each
+ * let a symlink swapped in between send the run where the check never looked (a file judged
+ * inside, written as ../out/s.txt with no question asked). Keyed by that object, so nothing
+ * outlives the call.
+ */
+export function createCallResolver(): (root: string, input: {path: string}) => Promise<ResolvedPath> {
+  const resolved = new WeakMap<object, Promise<ResolvedPath>>();
+  return (root, args) => {
+    let once = resolved.get(args);
+    if (!once) {
+      once = resolvePath(root, args.path);
+      resolved.set(args, once);
+    }
+    return once;
+  };
 }
 
 /** The approval question every path tool asks: does this argument lead out of the workspace? */
@@ -128,21 +147,39 @@ export type ExistingFile = {bytes: Buffer; stats: Stats};
 
 /** The current bytes of a regular file, null when it does not exist, or why it cannot be used. */
 export async function readExisting(resolved: ResolvedPath): Promise<FsResult<ExistingFile | null>> {
-  let stats: Stats;
+  // `real` was free of symlinks when it was resolved; one there now was put there since, and
+  // following it would read (and then replace) a file nobody checked. O_NONBLOCK: a FIFO swapped
+  // in must not hang the open; the type check below refuses it.
+  let handle: FileHandle;
   try {
-    stats = await stat(resolved.real);
+    handle = await open(resolved.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (isCode(error, 'ENOENT')) return {ok: true, value: null};
+    if (isCode(error, 'ELOOP')) return changedSinceChecked(resolved);
+    if (isCode(error, 'EISDIR')) return fail('is-directory', `${resolved.display} is a directory, not a file.`);
     return fail('io', `Cannot access ${resolved.display}: ${errorMessage(error)}`);
   }
-  const special = specialFileReason(resolved.real, stats);
-  if (special) return fail('special-file', `${resolved.display} is ${special}; nib does not read or write those.`);
-  if (stats.isDirectory()) return fail('is-directory', `${resolved.display} is a directory, not a file.`);
   try {
-    return {ok: true, value: {bytes: await readFile(resolved.real), stats}};
-  } catch (error) {
-    return fail('io', `Cannot read ${resolved.display}: ${errorMessage(error)}`);
+    const stats = await handle.stat();
+    const special = specialFileReason(resolved.real, stats);
+    if (special) return fail('special-file', `${resolved.display} is ${special}; nib does not read or write those.`);
+    if (stats.isDirectory()) return fail('is-directory', `${resolved.display} is a directory, not a file.`);
+    try {
+      return {ok: true, value: {bytes: await handle.readFile(), stats}};
+    } catch (error) {
+      return fail('io', `Cannot read ${resolved.display}: ${errorMessage(error)}`);
+    }
+  } finally {
+    await handle.close();
   }
+}
+
+function changedSinceChecked(resolved: ResolvedPath, now?: string): {ok: false; error: ToolError} {
+  const what = now === undefined ? 'it is now a symbolic link' : `it now leads to ${now}`;
+  return fail(
+    'path-changed',
+    `${resolved.display} changed after nib checked it (${what}), so the write could land somewhere nobody approved. Nothing was written. Find out what changed it, then read it again and retry.`,
+  );
 }
 
 export type AtomicWriteOptions = {
@@ -153,6 +190,12 @@ export type AtomicWriteOptions = {
    * prove that a failure at the worst moment leaves the original bytes and no temp file behind.
    */
   beforeRename?: (tempPath: string) => void | Promise<void>;
+  /**
+   * That the target is still what the caller checked: run before the directory is created and
+   * again after `beforeRename`, just before the rename (Node has no renameat to pin the
+   * directory, so this is as late as it gets). A failure leaves the original and no temp file.
+   */
+  verify?: () => Promise<FsResult<void>>;
 };
 
 /**
@@ -161,6 +204,8 @@ export type AtomicWriteOptions = {
  */
 export async function writeAtomic(target: string, bytes: Uint8Array, options: AtomicWriteOptions = {}): Promise<FsResult<Stats>> {
   const directory = path.dirname(target);
+  const early = await options.verify?.();
+  if (early && !early.ok) return early;
   try {
     await mkdir(directory, {recursive: true});
   } catch (error) {
@@ -180,6 +225,11 @@ export async function writeAtomic(target: string, bytes: Uint8Array, options: At
       await handle.close();
     }
     await options.beforeRename?.(temp);
+    const late = await options.verify?.();
+    if (late && !late.ok) {
+      await unlink(temp).catch(() => undefined); // gone with a directory that was moved away
+      return late;
+    }
     await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => undefined); // it may never have been created
@@ -205,7 +255,16 @@ export type FileWrite = {
  * new bytes so the agent can edit again without re-reading its own write.
  */
 export async function commitWrite(ledger: ReadLedger, write: FileWrite): Promise<FsResult<void>> {
-  const options: AtomicWriteOptions = {beforeRename: write.beforeRename};
+  const {resolved} = write;
+  const options: AtomicWriteOptions = {
+    beforeRename: write.beforeRename,
+    // The rename replaces a link at `real` instead of following it, but a link swapped into a
+    // parent directory would be followed; and either means the file is not what was checked.
+    verify: async () => {
+      const now = await realpathOfNearest(resolved.real);
+      return now === resolved.real ? {ok: true, value: undefined} : changedSinceChecked(resolved, now);
+    },
+  };
   if (write.existing) options.mode = write.existing.stats.mode;
   const written = await writeAtomic(write.resolved.real, write.bytes, options);
   if (!written.ok) return written;
