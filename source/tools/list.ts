@@ -1,3 +1,4 @@
+import {readlinkSync, realpathSync, statSync} from 'node:fs';
 import {stat} from 'node:fs/promises';
 import path from 'node:path';
 import {z} from 'zod';
@@ -5,7 +6,7 @@ import {LIMITS} from '../core/limits.js';
 import {compileGlob} from './grep.js';
 import {defineTool, type ToolContext, type ToolResult} from '../core/tool.js';
 import {ancestorsWithin, walk, type WalkEntry} from './fs/walk.js';
-import {displayPath, errorResult, isOutsideWorkspace, resolvePath} from './fs/workspace.js';
+import {displayPath, errorResult, isInside, isOutsideWorkspace, resolvePath} from './fs/workspace.js';
 
 const schema = z.object({
   path: z.string().optional().describe('Directory to list, relative to the workspace root (default: the root).'),
@@ -27,6 +28,7 @@ export function createListTool(options: ListToolOptions = {}) {
     description: [
       `List a directory as a tree (default ${LIMITS.listDefaultDepth} levels deep), or with glob the files matching it.`,
       'Honours .gitignore; node_modules and .git are skipped unless the path or glob names them.',
+      'Symbolic links are shown as `name -> target` and not entered.',
       `At most ${maxEntries} entries; the rest are counted.`,
     ].join(' '),
     schema,
@@ -52,17 +54,17 @@ async function runList(args: ListArgs, ctx: ToolContext, signal: AbortSignal, ma
   // "Unless asked": listing inside node_modules, or a glob that names it, means the person wants it.
   const asked = `${resolved.display}/${args.glob ?? ''}`;
   const skipDirs = new Set(HEAVY_DIRS.filter(name => !asked.split('/').includes(name)));
-  const walkOptions = {dir: resolved.real, ancestors: ancestorsWithin(ctx.root, resolved.real), includeHidden: true, skipDirs, signal};
-  const show = (relative: string) => displayPath(ctx.root, path.join(resolved.real, relative));
+  const walkOptions = {dir: resolved.real, ancestors: ancestorsWithin(ctx.root, resolved.real), includeHidden: true, skipDirs, links: true, signal};
+  const show = (entry: WalkEntry) => displayPath(ctx.root, entry.absolute) + (entry.isLink ? linkSuffix(ctx.root, entry.absolute) : '');
 
   if (args.glob) {
     const matches = compileGlob(args.glob);
-    const all: string[] = [];
+    const all: WalkEntry[] = [];
     await walk({...walkOptions, maxDepth: args.depth === undefined ? undefined : args.depth - 1}, entry => {
-      if (!entry.isDirectory && matches(entry.relative)) all.push(entry.relative);
+      if (!entry.isDirectory && matches(entry.relative)) all.push(entry);
     });
     const total = all.length;
-    const found = all.sort(compareSegments).slice(0, maxEntries).map(show);
+    const found = all.sort((a, b) => compareSegments(a.relative, b.relative)).slice(0, maxEntries).map(show);
     if (total === 0) return {content: `No files match ${JSON.stringify(args.glob)} in ${resolved.display === '.' ? 'the workspace' : resolved.display}.`, isError: false, detail: {summary: '0 files', lines: 0}};
     const more = total > found.length ? `\n[${total - found.length} more matches not shown; narrow the glob or path.]` : '';
     return {content: found.join('\n') + more, isError: false, detail: {summary: `${total} file${total === 1 ? '' : 's'}`, lines: found.length}};
@@ -71,14 +73,42 @@ async function runList(args: ListArgs, ctx: ToolContext, signal: AbortSignal, ma
   const depth = args.depth ?? LIMITS.listDefaultDepth;
   const entries: WalkEntry[] = [];
   await walk({...walkOptions, maxDepth: depth - 1}, entry => entries.push(entry));
-  return {...renderTree(resolved.display, entries, maxEntries, depth), isError: false};
+  return {...renderTree(ctx.root, resolved.display, entries, maxEntries, depth), isError: false};
+}
+
+/**
+ * ` -> target` as the link spells it, with what the model needs before following it: a target
+ * that is a directory ends in `/`, and one outside the workspace or missing says so. The walk
+ * never enters a link, so a link to `/` costs one line.
+ */
+function linkSuffix(root: string, absolute: string): string {
+  let target: string;
+  try {
+    target = readlinkSync(absolute);
+  } catch {
+    return ' -> ?';
+  }
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    return ` -> ${target} (broken)`;
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(real).isDirectory();
+  } catch {
+    // It resolved a moment ago; shown without the slash is near enough.
+  }
+  const slash = isDirectory && !target.endsWith('/') ? '/' : '';
+  return ` -> ${target}${slash}${isInside(root, real) ? '' : ' (outside the workspace)'}`;
 }
 
 /**
  * Over the cap, shallow entries win: a tree that shows every top-level folder and stops early in
  * each says more than one that lists the first folder in full and nothing else.
  */
-function renderTree(root: string, entries: WalkEntry[], maxEntries: number, depth: number): Pick<ToolResult, 'content' | 'detail'> {
+function renderTree(workspace: string, root: string, entries: WalkEntry[], maxEntries: number, depth: number): Pick<ToolResult, 'content' | 'detail'> {
   if (entries.length === 0) return {content: `${root}/ is empty.`, detail: {summary: '0 entries', lines: 0}};
   const kept = new Set([...entries].sort((a, b) => a.depth - b.depth).slice(0, maxEntries));
   const hiddenUnder = new Map<string, number>();
@@ -95,7 +125,8 @@ function renderTree(root: string, entries: WalkEntry[], maxEntries: number, dept
     if (!kept.has(entry)) continue;
     const name = entry.relative.slice(entry.relative.lastIndexOf('/') + 1);
     const more = hiddenUnder.get(entry.relative);
-    lines.push(`${'  '.repeat(entry.depth + 1)}${name}${entry.isDirectory ? '/' : ''}${more ? `  (+${more} not shown)` : ''}`);
+    const kind = entry.isDirectory ? '/' : entry.isLink ? linkSuffix(workspace, entry.absolute) : '';
+    lines.push(`${'  '.repeat(entry.depth + 1)}${name}${kind}${more ? `  (+${more} not shown)` : ''}`);
   }
   const cut = entries.length - kept.size;
   const notes: string[] = [];

@@ -1,4 +1,4 @@
-import {mkdir, writeFile} from 'node:fs/promises';
+import {mkdir, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {createListTool, listTool} from '../../source/tools/index.js';
@@ -67,6 +67,38 @@ describe('list', () => {
     );
     expect((await listTool.run({path: 'src', glob: '**/*.tsx'}, contextFor(root), never)).content).toBe('src/components/Box.tsx');
     expect((await listTool.run({glob: '*.rs'}, contextFor(root), never)).content).toBe('No files match "*.rs" in the workspace.');
+  });
+
+  test('symlinks are shown with their target, in tree and glob mode, and never entered', async () => {
+    // They used to be left out altogether: `link*` found nothing beside link, linkdir and inlink.
+    const root = await tempDir();
+    const elsewhere = await tempDir();
+    await writeFile(path.join(root, 'a.txt'), 'x');
+    await mkdir(path.join(root, 'd'));
+    await writeFile(path.join(elsewhere, 'secret.txt'), 'x');
+    await symlink('a.txt', path.join(root, 'inlink'));
+    await symlink('d', path.join(root, 'indir'));
+    await symlink(path.join(elsewhere, 'secret.txt'), path.join(root, 'link'));
+    await symlink(elsewhere, path.join(root, 'linkdir'));
+    await symlink('missing.txt', path.join(root, 'dangling'));
+    const tree = await listTool.run({}, contextFor(root), never);
+    expect(tree.content).toBe(
+      [
+        './',
+        '  a.txt',
+        '  d/',
+        '  dangling -> missing.txt (broken)',
+        '  indir -> d/',
+        '  inlink -> a.txt',
+        `  link -> ${path.join(elsewhere, 'secret.txt')} (outside the workspace)`,
+        `  linkdir -> ${elsewhere}/ (outside the workspace)`,
+      ].join('\n'),
+    );
+    const glob = await listTool.run({glob: 'link*'}, contextFor(root), never);
+    expect(glob.content).toBe(
+      [`link -> ${path.join(elsewhere, 'secret.txt')} (outside the workspace)`, `linkdir -> ${elsewhere}/ (outside the workspace)`].join('\n'),
+    );
+    expect((await listTool.run({glob: '**/secret.txt'}, contextFor(root), never)).content).toBe('No files match "**/secret.txt" in the workspace.');
   });
 
   test('capped with a count; shallow entries are kept first', async () => {

@@ -19,6 +19,11 @@ export type WalkOptions = {
   includeHidden: boolean;
   /** Directory names never entered, whatever the ignore files say (list skips node_modules). */
   skipDirs?: ReadonlySet<string>;
+  /**
+   * Report symbolic links as entries (list shows them); they are still never entered. Off for
+   * grep, where ripgrep skips them and the two must agree.
+   */
+  links?: boolean;
   /** Stop descending below this depth (0 = only `dir`'s own entries). */
   maxDepth?: number;
   signal?: AbortSignal;
@@ -28,7 +33,10 @@ export type WalkEntry = {
   /** Path relative to the walked directory, with `/` separators. */
   relative: string;
   absolute: string;
+  /** False for a symbolic link, whatever it points to. */
   isDirectory: boolean;
+  /** A symbolic link, reported only with `links`. */
+  isLink: boolean;
   depth: number;
 };
 
@@ -70,13 +78,14 @@ export async function walk(options: WalkOptions, visit: (entry: WalkEntry) => vo
     const below: Pending[] = [];
     for (const entry of entries) {
       const isDirectory = entry.isDirectory();
-      if (!isDirectory && !entry.isFile()) continue;
+      const isLink = options.links === true && entry.isSymbolicLink();
+      if (!isDirectory && !entry.isFile() && !isLink) continue;
       if (!options.includeHidden && entry.name.startsWith('.')) continue;
       if (isDirectory && options.skipDirs?.has(entry.name)) continue;
       const absolute = path.join(current.absolute, entry.name);
       if (isIgnored(inherited, absolute, isDirectory)) continue;
       const relative = current.relative === '' ? entry.name : `${current.relative}/${entry.name}`;
-      visit({relative, absolute, isDirectory, depth: current.depth});
+      visit({relative, absolute, isDirectory, isLink, depth: current.depth});
       if (isDirectory && (options.maxDepth === undefined || current.depth < options.maxDepth)) {
         below.push({absolute, relative, depth: current.depth + 1, levels: inherited});
       }
