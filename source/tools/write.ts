@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {z} from 'zod';
 import {LIMITS} from '../core/limits.js';
 import {countLineChanges, formatChanges} from './diff.js';
@@ -53,6 +54,15 @@ export async function planFileWrite<M extends {text: string}>(
   make: (current: {oldText: string | null}) => FsResult<M>,
   maxBytes: number,
 ): Promise<FsResult<WritePlan<M>>> {
+  // Resolving drops a trailing slash, so "newdir/" would become a file named newdir.
+  const {input} = resolved;
+  if (/(^|\/)\.{0,2}$/.test(input)) {
+    const ending = input.endsWith('/') ? ' (it ends in "/")' : '';
+    return fail(
+      'is-directory',
+      `${JSON.stringify(input)} names a directory${ending}, not a file. Give the path of the file itself, such as ${JSON.stringify(path.posix.join(input, 'name.txt'))}.`,
+    );
+  }
   const existing = await readExisting(resolved);
   if (!existing.ok) return existing;
   const writable = await checkWritable(resolved, existing.value);

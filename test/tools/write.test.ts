@@ -194,6 +194,20 @@ describe('write', () => {
     await mkdir(path.join(root, 'd'));
     expect(await writeTool.run({path: 'd', content: 'x'}, contextFor(root), never)).toMatchObject({code: 'is-directory'});
   });
+
+  test('a path ending in "/" names a directory and is refused, not written as a file', async () => {
+    // Resolving drops the slash: "newdir/" used to create a file named newdir.
+    const root = await tempDir();
+    const result = await writeTool.run({path: 'newdir/', content: 'x'}, contextFor(root), never);
+    expect(result).toMatchObject({isError: true, code: 'is-directory'});
+    expect(result.content).toBe('"newdir/" names a directory (it ends in "/"), not a file. Give the path of the file itself, such as "newdir/name.txt".');
+    expect(await writeTool.run({path: 'a/..', content: 'x'}, contextFor(root), never)).toMatchObject({code: 'is-directory'});
+    await writeFile(path.join(root, 'f.txt'), 'x\n');
+    const ctx = contextFor(root);
+    await readTool.run({path: 'f.txt'}, ctx, never);
+    expect(await editTool.run({path: 'f.txt/', old_string: 'x', new_string: 'y'}, ctx, never)).toMatchObject({code: 'is-directory'});
+    expect(await readdir(root)).toEqual(['f.txt']);
+  });
 });
 
 // Tests run as root in CI, where access(W_OK) always passes: the no-write-bit rule is what these check.
