@@ -261,6 +261,46 @@ describe('write permission', () => {
     expect(await readdir(path.join(root, 'sealed'))).toEqual([]);
   });
 
+  test('a file in a read-only (0555) directory is refused before any approval, in words for a person', async () => {
+    // The new version is written beside the file: as non-root this failed at the temp file, with
+    // "EACCES: permission denied, open '.f.txt.nib-…'".
+    const root = await tempDir();
+    await mkdir(path.join(root, 'sealed'));
+    await writeFile(path.join(root, 'sealed', 'f.txt'), 'keep\n');
+    await chmod(path.join(root, 'sealed'), 0o555);
+    const ctx = contextFor(root);
+    await readTool.run({path: 'sealed/f.txt'}, ctx, never);
+    for (const tool of [writeTool, editTool]) {
+      const args = {path: 'sealed/f.txt', content: 'new\n', old_string: 'keep', new_string: 'new'};
+      const preview = await tool.preview(args, ctx);
+      expect(isPreview(preview)).toBe(false);
+      const result = await tool.run(args, ctx, never);
+      expect(result).toMatchObject({isError: true, code: 'read-only'});
+      expect(result.content).toBe(
+        `sealed/f.txt cannot be changed: its directory ${path.join(root, 'sealed')} is not writable, and nib replaces a file by writing the new version beside it and renaming it over. The file is unchanged. If it should change, ask the person to make the directory writable (chmod u+w).`,
+      );
+    }
+    await chmod(path.join(root, 'sealed'), 0o755);
+    expect(await readdir(path.join(root, 'sealed'))).toEqual(['f.txt']);
+    expect(await readFile(path.join(root, 'sealed', 'f.txt'), 'utf8')).toBe('keep\n');
+  });
+
+  test('permission refused while writing is worded for a person, without the temp file name', async () => {
+    const root = await tempDir();
+    await writeFile(path.join(root, 'f.txt'), 'keep\n');
+    const ctx = contextFor(root);
+    await readTool.run({path: 'f.txt'}, ctx, never);
+    const denied = createWriteTool({
+      beforeRename: temp => Promise.reject(Object.assign(new Error(`EACCES: permission denied, rename '${temp}'`), {code: 'EACCES'})),
+    });
+    const result = await denied.run({path: 'f.txt', content: 'new\n'}, ctx, never);
+    expect(result).toMatchObject({isError: true, code: 'read-only'});
+    expect(result.content).toBe(
+      `Cannot write ${path.join(root, 'f.txt')}: the directory ${root} is not writable (permission denied), and nib writes the new version there first and renames it over. Nothing was written; the file is as it was.`,
+    );
+    expect(await readdir(root)).toEqual(['f.txt']);
+  });
+
   test('a file writable by its owner only (0644, 0600) is still written', async () => {
     const root = await tempDir();
     const file = path.join(root, 'mine.txt');

@@ -69,32 +69,50 @@ export async function protectedDirOf(root: string, input: string): Promise<strin
  * 0444 mode: the person's "do not touch" would be silently ignored.
  * The rule: the file (for a new file, its nearest existing directory) must pass access(W_OK)
  * and must have at least one write bit set. The second half is what holds for root, whom
- * access() always lets write.
+ * access() always lets write. An existing file's directory must pass too: the new version is
+ * written beside the file and renamed over it, so a 0555 directory failed at the temp file, with
+ * a message naming that file.
  */
 export async function checkWritable(resolved: ResolvedPath, existing: ExistingFile | null): Promise<FsResult<void>> {
-  const target = existing ? resolved.real : await nearestExisting(path.dirname(resolved.real));
-  let mode: number;
+  if (existing) {
+    const file = await isWritable(resolved.real, existing.stats.mode);
+    if (!file.ok) return file;
+    if (!file.value.writable) {
+      return fail(
+        'read-only',
+        `${resolved.display} is read-only${file.value.why}: you have no write permission on it, so nib will not change it. If it should change, ask the person to make it writable first (chmod u+w).`,
+      );
+    }
+  }
+  const directory = existing ? path.dirname(resolved.real) : await nearestExisting(path.dirname(resolved.real));
+  const dir = await isWritable(directory);
+  if (!dir.ok) return dir;
+  if (dir.value.writable) return {ok: true, value: undefined};
+  if (existing) {
+    return fail(
+      'read-only',
+      `${resolved.display} cannot be changed: its directory ${directory} is not writable${dir.value.why}, and nib replaces a file by writing the new version beside it and renaming it over. The file is unchanged. If it should change, ask the person to make the directory writable (chmod u+w).`,
+    );
+  }
+  return fail(
+    'read-only',
+    `Cannot create ${resolved.display}: the directory ${directory} is not writable${dir.value.why}, so nib will not add files to it. Ask the person to change its permissions if it should.`,
+  );
+}
+
+/** access(W_OK) and at least one write bit; `why` notes a read-only file system. */
+async function isWritable(target: string, knownMode?: number): Promise<FsResult<{writable: boolean; why: string}>> {
   try {
-    mode = existing ? existing.stats.mode : (await stat(target)).mode;
+    const mode = knownMode ?? (await stat(target)).mode;
     await access(target, constants.W_OK);
     if ((mode & 0o222) === 0) throw Object.assign(new Error('no write bit'), {code: 'EACCES'});
   } catch (error) {
     if (!isCode(error, 'EACCES') && !isCode(error, 'EPERM') && !isCode(error, 'EROFS')) {
       return fail('io', `Cannot check write permission on ${target}: ${errorMessage(error)}`);
     }
-    const readOnlyFs = isCode(error, 'EROFS') ? ' (the file system is mounted read-only)' : '';
-    if (existing) {
-      return fail(
-        'read-only',
-        `${resolved.display} is read-only${readOnlyFs}: you have no write permission on it, so nib will not change it. If it should change, ask the person to make it writable first (chmod u+w).`,
-      );
-    }
-    return fail(
-      'read-only',
-      `Cannot create ${resolved.display}: the directory ${target} is not writable${readOnlyFs}, so nib will not add files to it. Ask the person to change its permissions if it should.`,
-    );
+    return {ok: true, value: {writable: false, why: isCode(error, 'EROFS') ? ' (the file system is mounted read-only)' : ''}};
   }
-  return {ok: true, value: undefined};
+  return {ok: true, value: {writable: true, why: ''}};
 }
 
 async function nearestExisting(directory: string): Promise<string> {

@@ -233,6 +233,14 @@ export async function writeAtomic(target: string, bytes: Uint8Array, options: At
     await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => undefined); // it may never have been created
+    // The raw message names the temp file ("EACCES … open '.f.txt.nib-…'"), which nobody asked for.
+    if (isCode(error, 'EACCES') || isCode(error, 'EPERM') || isCode(error, 'EROFS')) {
+      const why = isCode(error, 'EROFS') ? 'the file system is mounted read-only' : 'permission denied';
+      return fail(
+        'read-only',
+        `Cannot write ${target}: the directory ${directory} is not writable (${why}), and nib writes the new version there first and renames it over. Nothing was written; the file is as it was.`,
+      );
+    }
     return fail('io', `Cannot write ${target}: ${errorMessage(error)}`);
   }
   try {
