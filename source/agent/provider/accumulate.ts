@@ -2,15 +2,14 @@
  * Chat Completions stream chunks in, one assistant turn out. Pure: no I/O, no clock.
  *
  * Written against what providers really send (see the corpus README in ../shared/sse-corpus and
- * test/fixtures/): `null` means absent everywhere; tool calls are correlated by non-empty id
- * first (unless the index differs), then by index, and an id-less, index-less fragment continues
- * the latest call until its arguments are complete JSON and a name comes again; a call may arrive
- * whole in one chunk, with object arguments, or with only `""` as arguments.
+ * test/fixtures/): `null` means absent everywhere; tool calls are put together in
+ * tool-call-parts.ts.
  */
 import type {ToolCall} from '../../core/messages.js';
 import {createSseParser, type SseEvent} from './sse.js';
 import {createMarkupFilter} from './text-markup.js';
-import {argumentsText, contentParts, createJsonEnd, createPairJoiner, isObject, parseObject, toUsage} from './wire.js';
+import {createCallAssembler} from './tool-call-parts.js';
+import {contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
 import type {AssistantTurn, StreamDelta, ToolDefinition} from '../../core/chat.js';
 
 export type Accumulator = {
@@ -50,19 +49,6 @@ export type AccumulatorOptions = {
   tools?: readonly ToolDefinition[];
 };
 
-type PendingCall = {
-  id: string;
-  name: string;
-  args: string[];
-  index: number | undefined;
-  /** Whether `args` is one complete JSON value so far. */
-  json: ReturnType<typeof createJsonEnd>;
-  /** JSON.parse's word on `args`, asked once `json` says it closed (only whitespace may follow). */
-  parses?: boolean;
-  /** A fragment repeated the name after the arguments were complete: argument text now starts another call. */
-  namedAgain: boolean;
-};
-
 type Json = Record<string, unknown>;
 
 const nonEmpty = (value: unknown): string | undefined =>
@@ -73,7 +59,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   const text: string[] = [];
   const reasoning: string[] = [];
   const refusal: string[] = [];
-  const calls: PendingCall[] = [];
+  const calls = createCallAssembler();
   let finishReason: string | null = null;
   let usage: Json | null = null;
   let error: string | null = null;
@@ -118,74 +104,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     for (const part of pieces) (part.type === 'text' ? showText : showReasoning)(part.text, out);
     // An unclosed block before structured calls is the start of one of them, leaked by the
     // server's parser (llama.cpp with Qwen3-Coder); alone, it is what the model said.
-    if (calls.length === 0) showText(unclosed, out);
+    if (calls.count === 0) showText(unclosed, out);
     return out;
-  };
-
-  const complete = (call: PendingCall): boolean => {
-    if (!call.json.closed) return false;
-    call.parses ??= parseObject(call.args.join('')) !== null;
-    return call.parses;
-  };
-
-  const findCall = (fragment: Json): PendingCall => {
-    const id = nonEmpty(fragment.id);
-    // Negative indexes appear from some proxies; they carry no position, so they count as absent.
-    const index = typeof fragment.index === 'number' && fragment.index >= 0 ? fragment.index : undefined;
-    const fn = isObject(fragment.function) ? fragment.function : {};
-    const name = nonEmpty(fn.name);
-    const args = fn.arguments;
-    const hasArgs = typeof args === 'string' ? args.trim() !== '' : args !== undefined && args !== null;
-    const fresh = (callName = ''): PendingCall => {
-      const call: PendingCall = {id: id ?? '', name: callName, args: [], index, json: createJsonEnd(), namedAgain: false};
-      calls.push(call);
-      return call;
-    };
-    if (id !== undefined) {
-      // A different index is another call even when the id repeats: some servers give every
-      // parallel call the same id, and only the index tells them apart.
-      const byId = calls.findLast(call => call.id === id && (index === undefined || call.index === undefined || call.index === index));
-      if (byId) return byId;
-      // The id may come after an id-less first fragment at the same index; a call that already
-      // has a different id is another call reusing the index (some servers restart at 0).
-      const latestAtIndex = index === undefined ? undefined : calls.findLast(call => call.index === index);
-      if (latestAtIndex && latestAtIndex.id === '') {
-        latestAtIndex.id = id;
-        return latestAtIndex;
-      }
-      return fresh();
-    }
-    const target = index === undefined ? calls.at(-1) : calls.findLast(call => call.index === index);
-    if (!target) return fresh();
-    // A different name on a fragment with neither id nor a known index is a new call, not a rename.
-    if (name !== undefined && target.name !== '' && target.name !== name && target.args.length > 0) {
-      return fresh();
-    }
-    // With neither id nor index, arguments that are already complete JSON take no more text: a
-    // name after them starts the next call (parallel calls to one tool). A name with no arguments
-    // may be a continuation that repeats it (Mistral, GLM), so then the argument text after it
-    // decides.
-    if (index === undefined && target.name !== '' && complete(target)) {
-      if (name !== undefined) {
-        if (hasArgs) return fresh();
-        target.namedAgain = true;
-      } else if (hasArgs && target.namedAgain) return fresh(target.name);
-    }
-    return target;
-  };
-
-  const addToolFragment = (fragment: unknown) => {
-    if (!isObject(fragment)) return;
-    const call = findCall(fragment);
-    const fn = isObject(fragment.function) ? fragment.function : {};
-    // The first non-empty name wins: continuations repeat it or send "" (Mistral/GLM).
-    const name = nonEmpty(fn.name);
-    if (name !== undefined && call.name === '') call.name = name;
-    const args = fn.arguments;
-    const text = typeof args === 'string' ? args : args !== undefined && args !== null ? argumentsText(args) : undefined;
-    if (text === undefined) return;
-    call.args.push(text);
-    call.json.push(text);
   };
 
   const applyDelta = (delta: Json, out: StreamDelta[]) => {
@@ -200,9 +120,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       for (const part of contentParts(delta.content)) (part.type === 'text' ? addText : addReasoning)(part.text, out);
     }
     if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal.push(refusalPairs.join(delta.refusal));
-    if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) addToolFragment(fragment);
+    if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) calls.add(fragment);
     // The deprecated single `function_call` is a tool call with neither id nor index.
-    if (isObject(delta.function_call)) addToolFragment({function: delta.function_call});
+    if (isObject(delta.function_call)) calls.add({function: delta.function_call});
   };
 
   const setError = (value: unknown) => {
@@ -301,7 +221,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       return errorBody;
     },
     get hasOutput() {
-      return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.length > 0;
+      return text.length > 0 || reasoning.length > 0 || refusal.length > 0 || calls.count > 0;
     },
     get malformedChunks() {
       return malformed;
@@ -311,16 +231,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     },
     finish(): AssistantTurn {
       end();
-      const ids = new Set<string>();
-      let toolCalls: ToolCall[] = calls.map((call, position) => {
-        const raw = call.args.join('');
-        // Two calls with one id would have their results mixed up, on screen and on the server.
-        const id = call.id !== '' && !ids.has(call.id) ? call.id : makeId(position);
-        ids.add(id);
-        // A zero-argument call often arrives as "" (or nothing): that means {}, and "" would be
-        // rejected by strict servers when the call is sent back in the history.
-        return {id, name: call.name, arguments: raw.trim() === '' ? '{}' : raw};
-      });
+      let toolCalls: ToolCall[] = calls.finish(makeId);
       const fromText = markup?.calls ?? [];
       let said = text.join('');
       if (toolCalls.length === 0) {

@@ -11,8 +11,8 @@
  */
 import {randomBytes} from 'node:crypto';
 import {setTimeout as delay} from 'node:timers/promises';
-import {abortedFailure, causeOf, connectionFailure, describeStatus, oneLine, streamErrorKind, type Failure} from './errors.js';
-import {readContextRefusal} from './refusal.js';
+import {abortedFailure, causeOf, connectionFailure, describeStatus, oneLine, type Failure} from './errors.js';
+import {giveUpMessage, midStreamFailure, retryDecision, skippedChunksNote} from './outcome.js';
 import type {ChatCompletionCreateParamsStreaming} from 'openai/resources/chat/completions';
 import {createAccumulator, type Accumulator} from './accumulate.js';
 import {LIMITS} from '../../core/limits.js';
@@ -44,10 +44,6 @@ export type ProviderOptions = {
 
 /** How much of a body that is not an event stream is kept to explain it (or read it as JSON). */
 const MAX_WHOLE_BODY = 4 * 1024 * 1024;
-/** Longest `Retry-After` nib will sit through; beyond it the person should decide. */
-const MAX_RETRY_AFTER_MS = 60_000;
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_CAP_MS = 8_000;
 
 type Attempt = {accumulator: Accumulator; failure: Failure | null};
 
@@ -104,19 +100,13 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
       yield {type: 'done', turn: accumulator.finish()};
       return;
     }
-    const retry = retryDecision(context, failure, accumulator, attempt);
+    const retry = retryDecision(failure, {attempt, maxAttempts, hasOutput: accumulator.hasOutput, sendsStreamOptions: context.sendStreamOptions, random: context.random});
     if (retry === 'without-stream-options') {
       context.sendStreamOptions = false;
       continue;
     }
     if (retry === null) {
-      const longWait = failure.retryAfterMs !== undefined && failure.retryAfterMs > MAX_RETRY_AFTER_MS;
-      const message = longWait
-        ? `${failure.message} (the server asks to wait ${waitText(failure.retryAfterMs!)}, longer than nib waits by itself: try again then)`
-        : failure.retryable && attempt > 1
-          ? `${failure.message} (gave up after ${attempt} attempts)`
-          : failure.message;
-      const turn = failedTurn(context, accumulator, message, failure.aborted === true);
+      const turn = failedTurn(context, accumulator, giveUpMessage(failure, attempt), failure.aborted === true);
       yield* skippedNotice(context, accumulator);
       yield {type: 'done', turn: failure.contextRefusal ? {...turn, contextRefusal: failure.contextRefusal} : turn};
       return;
@@ -143,36 +133,10 @@ async function* streamTurn(context: Context, request: ChatRequest): AsyncGenerat
   }
 }
 
-/**
- * Chunks that were not JSON are skipped so the rest of the answer survives, but the answer may
- * lack what they held, and only the person can judge that. Said for the attempt whose turn is
- * kept; a retried one showed nothing.
- */
+/** The notice for chunks that were not JSON (see skippedChunksNote). */
 function* skippedNotice(context: Context, accumulator: Accumulator): Generator<ProviderEvent> {
-  const count = accumulator.malformedChunks;
-  if (count === 0) return;
-  const from = `of the stream from ${context.options.baseURL}`;
-  const what = count === 1 ? `1 chunk ${from} was not JSON and was skipped` : `${count} chunks ${from} were not JSON and were skipped`;
-  yield {type: 'notice', text: scrub(context, `${what}; the answer may be missing a piece`)};
-}
-
-/** The wait before the next attempt, 'without-stream-options', or null for no retry. */
-function retryDecision(
-  context: Context,
-  failure: Failure,
-  accumulator: Accumulator,
-  attempt: number,
-): number | 'without-stream-options' | null {
-  if (failure.aborted) return null;
-  if (failure.rejectsStreamOptions && context.sendStreamOptions) return 'without-stream-options';
-  // After the first token a retry would repeat text the person has already seen.
-  if (!failure.retryable || accumulator.hasOutput || attempt >= context.options.maxAttempts) return null;
-  if (failure.retryAfterMs !== undefined) {
-    return failure.retryAfterMs > MAX_RETRY_AFTER_MS ? null : failure.retryAfterMs;
-  }
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
-  // Jitter spreads clients that failed together so they do not come back together.
-  return Math.round(ceiling * (0.5 + context.random() * 0.5));
+  const note = skippedChunksNote(accumulator.malformedChunks, context.options.baseURL);
+  if (note) yield {type: 'notice', text: scrub(context, note)};
 }
 
 function failedTurn(context: Context, accumulator: Accumulator, message: string, aborted: boolean) {
@@ -300,17 +264,7 @@ async function* attemptOnce(
   if (accumulator.failed) {
     // The server sent an error object inside a 200 stream (it can fail after starting).
     const turn = accumulator.finish();
-    const message = `${baseURL} reported an error mid-stream: ${turn.error}`;
-    const body = accumulator.errorBody;
-    const kind = streamErrorKind(body, accumulator.errorStatus);
-    // The refusal a 400 would have carried, some servers send after the 200: the loop learns the
-    // window from it and compacts, as it does for the 400. Never retried, as there. A rate
-    // limit's "too many tokens per minute" is not one.
-    const said = typeof body?.message === 'string' ? body.message : (turn.error ?? '');
-    const refusal = kind === 'transient' ? null : readContextRefusal(body ?? {}, said);
-    if (refusal) return attempt({message, retryable: false, contextRefusal: refusal});
-    // Names nib has not met are retried, as every in-stream error was before.
-    return attempt({message, retryable: kind !== 'refused'});
+    return attempt(midStreamFailure(baseURL, turn.error ?? '', accumulator.errorBody, accumulator.errorStatus));
   }
   if (!accumulator.sawDone && accumulator.finishReason === null) {
     // No [DONE] is fine after a finish_reason (llama.cpp); with neither, the answer is cut short.
@@ -323,12 +277,6 @@ async function* attemptOnce(
     return attempt({message: `${baseURL} ended the stream without an answer (no text, no tool call, no finish_reason)`, retryable: true});
   }
   return attempt(null);
-}
-
-/** "45 s", "12 min", "2 h". */
-function waitText(ms: number): string {
-  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
-  return ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`;
 }
 
 function seconds(ms: number): string {

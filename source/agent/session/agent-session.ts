@@ -106,10 +106,7 @@ export class AgentSession extends SessionCore {
     return this.store.log.path;
   }
 
-  /**
-   * What happened before anyone subscribed: a resumed transcript (unless `replay` is false: print
-   * mode says only what is new, not the notices of earlier runs again) and the start notices.
-   */
+  /** What happened before anyone subscribed: a resumed transcript (print mode, `replay` false, says only what is new) and the start notices. */
   startEvents({replay = true}: {replay?: boolean} = {}): SessionEvent[] {
     const {loaded} = this.store;
     const notices = [...this.store.notices, ...this.startNotices, ...(this.canAsk ? this.store.window.takeNotices() : [])];
@@ -131,11 +128,7 @@ export class AgentSession extends SessionCore {
     // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
     const hooked = await this.guard?.promptEvents(text);
     for (const event of hooked?.events ?? []) this.emit(event);
-    if (hooked?.blocked) {
-      // Every turn ends with turn-end, this one too (print mode's JSON promises it last).
-      this.emit({type: 'turn-end', reason: 'error', at: this.now()});
-      return 'error';
-    }
+    if (hooked?.blocked) return 'error';
     if (signal.aborted) {
       this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
       return 'aborted';
