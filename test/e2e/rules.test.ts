@@ -101,7 +101,9 @@ describe('permission rules', () => {
     await writeFile(join(run.home.workspace, 'secret', 'k.txt'), 'S=dirsecret\n');
     await writeFile(join(run.home.workspace, '.env'), 'API=topsecret\n');
     await writeFile(join(run.home.workspace, 'notes.txt'), 'no secret here\n');
-    await run.nib([sse.toolCall('grep', {pattern: 'secret'}), sse.toolCall('grep', {pattern: 'secret', glob: '*.env'})], ['--approval-mode', 'yolo']);
+    const result = await run.nib([sse.toolCall('grep', {pattern: 'secret'}), sse.toolCall('grep', {pattern: 'secret', glob: '*.env'})], ['--approval-mode', 'yolo']);
+    // The model is told; the person is not told of an @ attachment nobody typed.
+    expect(result.stderr).not.toContain('was not attached');
     const [all, env] = toolResults();
     expect(all).toContain('notes.txt:1: no secret here');
     expect(all).not.toContain('dirsecret');

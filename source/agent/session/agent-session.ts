@@ -143,7 +143,7 @@ export class AgentSession extends SessionCore {
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
-      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
+      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal, line => this.guard?.notify(line));
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
         provider: this.provider,

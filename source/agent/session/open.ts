@@ -76,12 +76,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
       ledger: createReadLedger(),
       redact: createRedactor(env, [{name: 'apiKey', value: config.apiKey}]),
       hiddenEnv: secretEnvNames(env, config.apiKey),
-      readDenied: paths => {
-        // Said on the screen (stderr in print mode) as well as to the model: the person typed it.
-        const rule = guard.readDenied(paths);
-        if (rule) guard.notify(`@${paths[0]} was not attached: the deny rule ${rule} forbids reading it`);
-        return rule;
-      },
+      readDenied: paths => guard.readDenied(paths),
     },
     guard,
     notices: opened.value.notices,

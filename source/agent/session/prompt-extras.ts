@@ -19,11 +19,16 @@ export class PromptExtras {
     this.prompts = loaded ? typedPrompts(loaded.records) : [];
   }
 
-  /** The text the model receives for turn `turn`: waiting notes first, then the prompt with its @ attachments. */
-  async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal): Promise<string> {
+  /**
+   * The text the model receives for turn `turn`: waiting notes first, then the prompt with its @
+   * attachments. An @path a deny rule keeps out is also said to the person (`tell`): they typed it.
+   */
+  async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal, tell: (line: string) => void = () => {}): Promise<string> {
     this.prompts[turn - 1] = text;
     const notes = this.notes.splice(0);
-    return (await expandMentions(withUserCommandNotes(text, notes), context, signal)).text;
+    const expanded = await expandMentions(withUserCommandNotes(text, notes), context, signal);
+    for (const line of expanded.refused) tell(line.replace(/\.$/, ''));
+    return expanded.text;
   }
 
   /** A `!command` and its output, for the next prompt. */
