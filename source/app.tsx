@@ -1,5 +1,5 @@
 import {Box, Text, useApp, useWindowSize} from 'ink';
-import {useEffect, useRef, useState} from 'react';
+import {useEffect, useMemo, useRef, useState} from 'react';
 import type {AgentSession} from './agent/session/agent-session.js';
 import type {PromptHistory} from './agent/session/prompt-history.js';
 import {answerRewind, answerUndo, openPicker, openRewind, pickSession} from './commands/session-commands.js';
@@ -129,7 +129,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
   const promptRows = promptMaxRows({rows, menuRows, queued: state.queue.length});
   // The prompt's text starts two columns in (its mark and a space).
-  const inputLines = Math.min(promptRows, countPromptRows(input, width - 2, promptRows));
+  const inputLines = useMemo(() => Math.min(promptRows, countPromptRows(input, width - 2, promptRows)), [input, width, promptRows]);
   const budget = budgetRows({rows, inputLines, menuRows, queued: state.queue.length, isApproving});
 
   return (

@@ -1,6 +1,6 @@
 import {Box, Text, useInput, type TextProps} from 'ink';
 import {useReducer, type ReactNode, type RefObject} from 'react';
-import {countPromptRows, nextBoundary, previousBoundary, promptWindow, type PromptRow} from './prompt-rows.js';
+import {countPromptRows, nextBoundary, previousBoundary, promptWindow, shownText, type PromptRow} from './prompt-rows.js';
 
 /** The text and where the cursor is in it (a UTF-16 index, never inside a character). */
 export type Line = {value: string; cursor: number};
@@ -90,7 +90,8 @@ export function TextInput({value, onChange, onSubmit, focus, placeholder = '', l
   const room = Math.max(2, width - marks.first.length - 1);
   const lines = value.split('\n');
   // Most prompts are a few short lines: drawn without cutting anything.
-  if (countPromptRows(value, room, maxRows) === lines.length) {
+  const count = countPromptRows(value, room, maxRows);
+  if (count === lines.length && count <= maxRows) {
     let start = 0;
     return (
       <Box flexDirection="column">
@@ -123,17 +124,17 @@ function rowOf(value: string, row: PromptRow, cursor: number, marks: Props['mark
   if (!here) {
     return (
       <Text key={key}>
-        <Text {...marks.style}>{mark}</Text> {value.slice(row.start, row.end)}
+        <Text {...marks.style}>{mark}</Text> {shownText(value.slice(row.start, row.end))}
       </Text>
     );
   }
   const under = cursor === row.end ? '' : value.slice(cursor, nextBoundary(value, cursor));
   return (
     <Text key={key}>
-      <Text {...marks.style}>{mark}</Text> {value.slice(row.start, cursor)}
+      <Text {...marks.style}>{mark}</Text> {shownText(value.slice(row.start, cursor))}
       {/* Past the end of the row, the cursor is a space of its own. */}
-      <Text inverse>{under === '' ? ' ' : under}</Text>
-      {value.slice(cursor + under.length, row.end)}
+      <Text inverse>{under === '' ? ' ' : shownText(under)}</Text>
+      {shownText(value.slice(cursor + under.length, row.end))}
     </Text>
   );
 }

@@ -28,22 +28,26 @@ export type PromptRow = {start: number; end: number; lineStart: boolean; firstLi
 /**
  * The rows the prompt takes at `width` columns: each line of the text, cut where the next
  * character would pass `width - 1` (a column stays free for the cursor past a row's end). Cuts
- * fall between characters, not words, so the count is exact.
+ * fall between characters, not words, so the count is exact. A tab is drawn as two spaces
+ * (shownText), so it counts two. Stops once `limit` rows are cut: a long paste is measured only as
+ * far as the screen needs.
  */
-export function promptRows(value: string, width: number): PromptRow[] {
+export function promptRows(value: string, width: number, limit = Number.POSITIVE_INFINITY): PromptRow[] {
   const room = Math.max(1, width - 1);
   const rows: PromptRow[] = [];
   let lineStartAt = 0;
   for (const line of value.split('\n')) {
+    if (rows.length >= limit) break;
     const lineEnd = lineStartAt + line.length;
     let start = lineStartAt;
     let used = 0;
     // ASCII is one column a character: the common case is cut without measuring.
     if (/^[\x20-\x7E]*$/.test(line)) {
-      for (; lineEnd - start > room; start += room) rows.push({start, end: start + room, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
+      for (; lineEnd - start > room && rows.length < limit; start += room) rows.push({start, end: start + room, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
     } else {
       for (const {segment, index} of graphemes(line)) {
-        const width = stringWidth(segment);
+        if (rows.length >= limit) break;
+        const width = segment === '\t' ? 2 : stringWidth(segment);
         if (used + width > room && used > 0) {
           rows.push({start, end: lineStartAt + index, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
           start = lineStartAt + index;
@@ -52,7 +56,7 @@ export function promptRows(value: string, width: number): PromptRow[] {
         used += width;
       }
     }
-    rows.push({start, end: lineEnd, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
+    if (rows.length < limit) rows.push({start, end: lineEnd, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
     lineStartAt = lineEnd + 1;
   }
   return rows;
@@ -65,9 +69,9 @@ export function promptRows(value: string, width: number): PromptRow[] {
 export function countPromptRows(value: string, width: number, limit: number): number {
   const lines = value.split('\n');
   if (lines.length > limit) return limit + 1;
-  // No character is wider than two columns.
+  // No character is wider than two columns (a tab is drawn as two spaces).
   if (lines.every(line => line.length * 2 <= width - 1)) return lines.length;
-  return Math.min(limit + 1, promptRows(value, width).length);
+  return Math.min(limit + 1, promptRows(value, width, limit + 1).length);
 }
 
 /** The rows shown: all of them, or when there are more than `maxRows`, one row that says what is hidden and the rest around the cursor. */
@@ -82,4 +86,9 @@ export function promptWindow(value: string, cursor: number, width: number, maxRo
   if (at === -1) at = Math.max(0, rows.findIndex((row, index) => row.end === cursor && (index === rows.length - 1 || rows[index + 1]!.lineStart)));
   const first = Math.min(Math.max(0, at - visible + 1), Math.max(0, rows.length - visible));
   return {rows: rows.slice(first, first + visible), above: first, below: Math.max(0, rows.length - first - visible)};
+}
+
+/** The text as drawn: a tab, which the layout cannot measure (the terminal moves to its next stop), as two spaces. */
+export function shownText(text: string): string {
+  return text.includes('\t') ? text.replaceAll('\t', '  ') : text;
 }

@@ -97,6 +97,12 @@ test('a prompt taller than its rows shows the rows around the cursor and says ho
   await waitFor(() => expect(sent).toEqual([`!${pasted}`]));
 });
 
+test('a prompt of one line more than its rows is shown as a window too', async () => {
+  const {lastFrame} = setup(Array.from({length: 6}, (_, index) => `l${index}`).join('\n'), {maxRows: 5});
+  await waitFor(() => expect(plain(lastFrame()).split('\n')).toHaveLength(5));
+  expect(plain(lastFrame())).toContain('⋯ 2 above (6 rows');
+});
+
 test('a line wider than the input is cut into rows that fit, and a very long one scrolls too', async () => {
   const {lastFrame} = setup('a'.repeat(100), {width: 40});
   const frame = () => plain(lastFrame()).split('\n');

@@ -1,5 +1,5 @@
 import {expect, test} from 'vitest';
-import {countPromptRows, nextBoundary, previousBoundary, promptRows, promptWindow} from '../../source/components/prompt-rows.js';
+import {countPromptRows, nextBoundary, previousBoundary, promptRows, promptWindow, shownText} from '../../source/components/prompt-rows.js';
 
 const texts = (value: string, width: number) => promptRows(value, width).map(row => value.slice(row.start, row.end));
 
@@ -45,4 +45,17 @@ test('boundaries are those of what a person sees as characters', () => {
   expect(previousBoundary(text, text.length)).toBe(text.length - 4);
   expect(previousBoundary(text, 0)).toBe(0);
   expect(nextBoundary(text, text.length)).toBe(text.length);
+});
+
+test('a tab counts as the two spaces it is drawn as', () => {
+  expect(shownText('a\tb')).toBe('a  b');
+  expect(texts('\t'.repeat(11) + 'abc', 20)).toEqual(['\t'.repeat(9) + '', '\t\tabc']);
+  expect(countPromptRows('\t'.repeat(11) + 'abc', 20, 5)).toBe(2);
+});
+
+test('a long paste is measured only as far as the limit', () => {
+  const long = 'é'.repeat(300_000);
+  expect(countPromptRows(long, 80, 10)).toBe(11);
+  expect(promptRows(long, 80, 11)).toHaveLength(11);
+  expect(promptRows(`${'x'.repeat(200)}\nmore`, 80, 2).map(row => row.start)).toEqual([0, 79]);
 });
