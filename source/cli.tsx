@@ -3,7 +3,7 @@
 import module from 'node:module';
 import {tmpdir} from 'node:os';
 import {FLAG_HELP, nodeVersionProblem, parseFlags, type Flags} from './agent/config/flags.js';
-import {redact} from './agent/config/redact.js';
+import {redact, redactUrlCredentials} from './agent/config/redact.js';
 import type {Config} from './agent/config/config.js';
 import {resolveChunksDirectly} from './chunk-resolver.js';
 import {drawEarlyPrompt} from './early-prompt.js';
@@ -197,7 +197,8 @@ async function readStdin(maxBytes: number): Promise<Result<string>> {
 }
 
 function fail(message: string): number {
-  process.stderr.write(`nib: ${message}\n`);
+  // A base URL is quoted in many of these; its user name and password are not.
+  process.stderr.write(`nib: ${redactUrlCredentials(message)}\n`);
   return 1;
 }
 

@@ -1,7 +1,7 @@
 import {render, Static, useApp, useInput} from 'ink';
 import {homedir} from 'node:os';
 import {readinessProblem, type Config} from './agent/config/config.js';
-import {createRedactor} from './agent/config/redact.js';
+import {createRedactor, redactUrlCredentials} from './agent/config/redact.js';
 import {openSession, resolveWorkspace} from './agent/session/open.js';
 import {trustQuestion} from './agent/guard/open.js';
 import {rememberTrust} from './agent/guard/trust.js';
@@ -80,7 +80,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
     await options.early?.discard();
     const instance = render(
       <ThemeContext value={theme}>
-        <FirstRunScreen problem={problem} configPath={config.configPath} />
+        <FirstRunScreen problem={redactUrlCredentials(problem)} configPath={config.configPath} />
       </ThemeContext>,
       renderOptions,
     );

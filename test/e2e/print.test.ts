@@ -336,10 +336,11 @@ describe('nib -p', () => {
     expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
     expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
 
-    // No model, and a local server that is not there: the error says the list was asked for.
-    const down = await runNib(sandbox, ['-p', 'hi', '--base-url', 'http://127.0.0.1:9/v1'], {env: {NIB_MODEL: ''}});
+    // No model, and a local server that is not there: the error says the list was asked for
+    // (and masks the URL's password).
+    const down = await runNib(sandbox, ['-p', 'hi', '--base-url', 'http://me:url-password-4821@127.0.0.1:9/v1'], {env: {NIB_MODEL: ''}});
     expect(down.code).toBe(1);
-    expect(down.stderr).toMatch(/^nib: no model configured: pass --model NAME.* \(asked, http:\/\/127\.0\.0\.1:9\/v1 gave no list of its models\)\n$/);
+    expect(down.stderr).toMatch(/^nib: no model configured: pass --model NAME.* \(asked, http:\/\/\[redacted\]@127\.0\.0\.1:9\/v1 gave no list of its models\)\n$/);
 
     const badFlag = await runNib(sandbox, ['-p', 'hi', '--approval-mode', 'maybe']);
     expect(badFlag.code).toBe(1);

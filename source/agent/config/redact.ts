@@ -17,7 +17,9 @@ const MIN_SECRET_LENGTH = 6;
  * with basic auth) are masked wherever a URL is quoted, whatever their length.
  */
 export function redactUrlCredentials(text: string): string {
-  return text.includes('@') ? text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, '$1[redacted]@') : text;
+  // Up to the last @ before the host (a password may hold @ or '); the scheme is bounded, so a
+  // long run of word characters is not scanned again from each of its boundaries.
+  return text.includes('@') ? text.replace(/\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#"<>\\]*@/gi, '$1[redacted]@') : text;
 }
 
 /** Masks every occurrence of each secret with `[redacted]`, and a URL's user name and password. */
