@@ -51,7 +51,10 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
   const {count: redrawn, redraw} = useRedraw();
-  const {state, dispatch, submit: send} = useSession(session);
+  // Set when nib leaves after the running turn winds down (SIGTERM, SIGHUP, Ctrl+C twice).
+  const [isStopping, setStopping] = useState(false);
+  // Prompts queued for after the turn are not sent when nib is leaving instead.
+  const {state, dispatch, submit: send} = useSession(session, {holdQueue: isStopping});
   useMcp(session.mcp, dispatch);
   const prompts = useHistory(history, initialHistory);
   const edit = useExternalEditor();
@@ -82,7 +85,6 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
 
   // Exits once the interrupted turn has wound down: its command group is killed and its events are
   // in the session log.
-  const [isStopping, setStopping] = useState(false);
   useEffect(() => {
     if (!stop) return;
     const onStop = () => {

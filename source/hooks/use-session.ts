@@ -7,6 +7,8 @@ export type UseSessionOptions = {
   now?: () => number;
   /** How long streamed deltas may wait to be drawn together; 80 ms (about 12 updates a second). */
   frameMs?: number;
+  /** nib is leaving once the turn winds down: queued prompts stay unsent. */
+  holdQueue?: boolean;
 };
 
 export type SessionView = {
@@ -67,12 +69,13 @@ export function useSession(session: AgentSession, options: UseSessionOptions = {
   );
 
   // Prompts typed during a turn go out one by one once it ends.
+  const holdQueue = options.holdQueue === true;
   useEffect(() => {
-    if (state.busy || session.busy || state.queue.length === 0) return;
+    if (holdQueue || state.busy || session.busy || state.queue.length === 0) return;
     const [next] = state.queue;
     dispatch({type: 'dequeue-prompt'});
     submit(next!);
-  }, [state.busy, state.queue, session, dispatch, submit]);
+  }, [holdQueue, state.busy, state.queue, session, dispatch, submit]);
 
   // The elapsed time of a running tool ticks once a second; nothing ticks while a person reads
   // an approval prompt or nothing runs.

@@ -1,3 +1,5 @@
+import {readdir, readFile} from 'node:fs/promises';
+import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
 import {IDLE, nibPerTest} from './nib-session.js';
@@ -67,19 +69,29 @@ describe('keys in a real terminal', () => {
     expect(await term.query('#{cursor_flag}')).toBe('1');
   });
 
-  test('Ctrl+C twice at once during a running command: the command dies and the last screen says it was interrupted', async () => {
+  test('Ctrl+C twice at once during a running command: the command dies, the last screen says it was interrupted, a queued prompt is not sent', async () => {
     const session = await start({
       script: [sse.toolCall('bash', {command: 'echo started > started.txt; sleep 41'}), sse.text('done')],
       args: ['--approval-mode', 'yolo', 'run it'],
       shell: '"$@"; echo "nib exited with $?"; exec sleep 60',
     });
-    const {term} = session;
+    const {term, server} = session;
     await session.waitForFile('started.txt', text => text === 'started\n');
     await term.waitForText('sleep 41');
+    // A prompt queued for after the turn is not sent when nib leaves instead.
+    await term.type('queued for later');
+    await term.send('Enter');
+    await term.waitForText('queued: queued for later');
     // Both presses in one write, faster than a frame.
     await term.send('C-c', 'C-c');
     const screen = await term.waitForText('nib exited with 0', {timeoutMs: 10_000});
     expect(screen).toMatch(/✗ bash[^\n]*sleep 41[^\n]*interrupted/);
     expect(screen).not.toMatch(/running \d+ s/);
+    expect(server.requests).toHaveLength(1);
+    // Nor started: the session log has no turn for it.
+    const dir = join(session.home, '.local', 'share', 'nib', 'sessions');
+    const logs = (await readdir(dir, {recursive: true})).filter(name => name.endsWith('.jsonl'));
+    expect(logs.length).toBeGreaterThan(0);
+    for (const name of logs) expect(await readFile(join(dir, name), 'utf8')).not.toContain('queued for later');
   });
 });
