@@ -54,7 +54,7 @@ export function computeChange(oldText: string | null, newText: string, context =
   const ops: HunkLine[] = [];
   let oldNo = 1;
   let newNo = 1;
-  for (const part of diffArrays(oldLines, newLines)) {
+  for (const part of lineDiff(oldLines, newLines)) {
     for (const text of part.value) {
       if (part.added) ops.push({kind: 'added', text, oldNo: null, newNo: newNo++});
       else if (part.removed) ops.push({kind: 'removed', text, oldNo: oldNo++, newNo: null});
@@ -63,10 +63,19 @@ export function computeChange(oldText: string | null, newText: string, context =
   }
 
   const hunks: Hunk[] = [];
+  // Old and new lines before each op, counted once: a hunk counting them itself made a change of
+  // thousands of hunks quadratic (a replace_all over a large file took a minute).
+  let oldCount = 0;
+  let newCount = 0;
+  let counted = 0;
   for (const [first, last] of groupChanges(ops, context)) {
     const from = Math.max(0, first - context);
     const to = Math.min(ops.length - 1, last + context);
-    hunks.push(makeHunk(hunks.length, ops.slice(from, to + 1), ops, from));
+    for (; counted < from; counted++) {
+      if (ops[counted]!.kind !== 'added') oldCount++;
+      if (ops[counted]!.kind !== 'removed') newCount++;
+    }
+    hunks.push(makeHunk(hunks.length, ops.slice(from, to + 1), oldCount, newCount));
   }
   return {
     oldText,
@@ -76,6 +85,32 @@ export function computeChange(oldText: string | null, newText: string, context =
     removed: hunks.reduce((sum, hunk) => sum + hunk.removed, 0),
   };
 }
+
+type Part = {value: readonly string[]; added?: boolean; removed?: boolean};
+
+/**
+ * The line diff, bounded: past MAX_EDIT_LENGTH edits (a replace_all across a large file) a full
+ * diff runs for seconds on the thread that draws the screen. Then the lines between the common
+ * start and end are paired by position when both sides have as many (edits in place, which is
+ * what such a change is), or shown as all removed and all added.
+ */
+function lineDiff(oldLines: readonly string[], newLines: readonly string[]): Part[] {
+  const full = diffArrays(oldLines as string[], newLines as string[], {maxEditLength: MAX_EDIT_LENGTH});
+  if (full) return full;
+  let head = 0;
+  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head++;
+  let tail = 0;
+  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail++;
+  const before = oldLines.slice(head, oldLines.length - tail);
+  const after = newLines.slice(head, newLines.length - tail);
+  const parts: Part[] = [{value: oldLines.slice(0, head)}];
+  if (before.length === after.length) {
+    before.forEach((line, at) => parts.push(...(line === after[at] ? [{value: [line]}] : [{value: [line], removed: true}, {value: [after[at]!], added: true}])));
+  } else parts.push({value: before, removed: true}, {value: after, added: true});
+  parts.push({value: oldLines.slice(oldLines.length - tail)});
+  return parts;
+}
+const MAX_EDIT_LENGTH = 1000;
 
 /** Index ranges [first, last] of changed ops, merged when their contexts would touch. */
 function groupChanges(ops: readonly HunkLine[], context: number): Array<[number, number]> {
@@ -89,9 +124,8 @@ function groupChanges(ops: readonly HunkLine[], context: number): Array<[number,
   return groups;
 }
 
-function makeHunk(index: number, lines: HunkLine[], ops: readonly HunkLine[], from: number): Hunk {
-  const oldFrom = ops.slice(0, from).filter((op) => op.kind !== 'added').length;
-  const newFrom = ops.slice(0, from).filter((op) => op.kind !== 'removed').length;
+/** `oldFrom`, `newFrom`: the old and new lines before the hunk's first line. */
+function makeHunk(index: number, lines: HunkLine[], oldFrom: number, newFrom: number): Hunk {
   const oldLines = lines.filter((line) => line.kind !== 'added').length;
   const newLines = lines.filter((line) => line.kind !== 'removed').length;
   return {

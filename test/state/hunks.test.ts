@@ -136,3 +136,26 @@ describe('telling the model', () => {
     expect(decision.kind === 'edit' && decision.note).toContain('hunk 1 of 2');
   });
 });
+
+describe('a change with thousands of edits (a replace_all over a large file)', () => {
+  const lines = Array.from({length: 50_000}, (_, index) => `const value${index} = oldName(${index});\n`);
+  const before = lines.join('');
+  const all = (change: ReturnType<typeof computeChange>) => new Set(change.hunks.map(hunk => hunk.index));
+
+  test('edits in place are paired line by line, past the bound on the full diff', () => {
+    const after = lines.map((line, index) => (index % 25 === 0 ? line.replace('oldName', 'newName') : line)).join('');
+    const change = computeChange(before, after);
+    expect([change.hunks.length, change.added, change.removed]).toEqual([2000, 2000, 2000]);
+    expect(change.hunks[1]!.lines.map(line => line.kind)).toEqual(['context', 'context', 'context', 'removed', 'added', 'context', 'context', 'context']);
+    expect(change.hunks[1]!.oldStart).toBe(23);
+    expect(applyHunks(change, all(change))).toBe(after);
+    expect(applyHunks(change, new Set())).toBe(before);
+  });
+
+  test('with lines added as well, the part between the common start and end is removed and added whole', () => {
+    const after = lines.flatMap((line, index) => (index % 25 === 0 ? [line.replace('oldName', 'newName'), '// added\n'] : [line])).join('');
+    const change = computeChange(before, after);
+    expect(applyHunks(change, all(change))).toBe(after);
+    expect(applyHunks(change, new Set())).toBe(before);
+  });
+});
