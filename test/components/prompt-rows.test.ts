@@ -45,6 +45,11 @@ test('boundaries are those of what a person sees as characters', () => {
   expect(previousBoundary(text, text.length)).toBe(text.length - 4);
   expect(previousBoundary(text, 0)).toBe(0);
   expect(nextBoundary(text, text.length)).toBe(text.length);
+  // Around plain ASCII nib does not ask ICU; where ASCII can join (CR LF, after a prepended mark) it does.
+  expect(nextBoundary('ab\r\ncd', 2)).toBe(4);
+  expect(previousBoundary('ab\r\ncd', 4)).toBe(2);
+  expect(previousBoundary('x\u06001', 3)).toBe(1);
+  expect(nextBoundary('abc', 1)).toBe(2);
 });
 
 test('a tab counts as the two spaces it is drawn as', () => {
