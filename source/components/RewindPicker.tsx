@@ -96,12 +96,14 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
       if (key.escape) return onBack();
       if (key.upArrow) return setScope(index => Math.max(0, index - 1));
       if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
+      // A digit moves the choice, as the arrows do; only Enter rewinds (a digit that acted at once
+      // left the prompt it put back to the next Enter, which sent it again).
       const digit = Number(input);
-      const choice = key.return ? scope : Number.isInteger(digit) && digit >= 1 && digit <= scopes.length ? digit - 1 : null;
+      if (input.length === 1 && Number.isInteger(digit) && digit >= 1 && digit <= scopes.length) return setScope(digit - 1);
       // Any other key restarts the wait, even once keys count: someone typing a line (a prompt
-      // they think is back in the box) rewinds nothing with a digit in it or the Enter that ends it.
-      const decided = grace.decides(Math.max(1, [...input].length), choice !== null);
-      if (decided && choice !== null) onPick(chosen, scopes[choice]!.scope);
+      // they think is back in the box) rewinds nothing with the Enter that ends it.
+      const decided = grace.decides(Math.max(1, [...input].length), key.return);
+      if (decided && key.return) onPick(chosen, scopes[scope]!.scope);
     },
     {isActive},
   );

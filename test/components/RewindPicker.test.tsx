@@ -33,13 +33,16 @@ test('lists the prompts newest highlighted, one line each; then offers the three
   await waitFor(() => expect(picked).toEqual([[2, 'conversation']]));
 });
 
-test('a digit picks a choice; Esc goes back a step, then cancels', async () => {
+test('a digit moves the choice and Enter picks it (a digit alone rewinds nothing); Esc goes back a step, then cancels', async () => {
   const {lastFrame, type, picked, cancelled} = setup();
   await type(keys.up, keys.up, keys.enter);
   await waitFor(() => expect(plain(lastFrame())).toContain('before turn 1'));
   await type(keys.escape);
   await waitFor(() => expect(plain(lastFrame())).toContain('Rewind to before which prompt?'));
   await type(keys.enter, '3');
+  await waitFor(() => expect(plain(lastFrame())).toContain('› 3. files only'));
+  expect(picked).toEqual([]);
+  await type(keys.enter);
   await waitFor(() => expect(picked).toEqual([[1, 'files']]));
   await type(keys.escape);
   await waitFor(() => expect(plain(lastFrame())).toContain('Rewind to before which prompt?'));
@@ -72,11 +75,11 @@ test('the step that rewinds ignores keys typed ahead: an Enter right after the o
   await type(keys.enter);
   await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 1 key typed at this choice: pause, then press enter.'));
   clock.time += 100;
+  // Digits and arrows move the choice meanwhile: they decide nothing.
   await type('3');
-  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 2 keys'));
+  await waitFor(() => expect(plain(lastFrame())).toContain('› 3. files only'));
   expect(picked).toEqual([]);
-  // Arrows move the choice meanwhile: they decide nothing.
-  await type(keys.down);
+  await type(keys.up);
   await waitFor(() => expect(plain(lastFrame())).toContain('› 2. conversation only'));
   // Quiet for the whole wait since the last ignored key, and the key that rewinds is shown: now it counts.
   clock.time += 300;
@@ -105,7 +108,8 @@ test('a line typed after the wait rewinds nothing either: not with a digit in it
     clock.time += 100;
     await type(key);
   }
-  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 12 keys'));
+  // The digit moved the choice; the letters and the Enter are ignored.
+  await waitFor(() => expect(plain(lastFrame())).toContain('Ignored 11 keys'));
   expect(picked).toEqual([]);
   expect(plain(lastFrame())).not.toContain('enter rewind');
 });
