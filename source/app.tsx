@@ -145,7 +145,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
             rows={rows}
             width={width}
             onPick={picked => void pickSession(session, dispatch, picked?.id ?? null)}
-            onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay)}
+            onUndo={yes => overlay.kind === 'undo' && void answerUndo(session, dispatch, yes, overlay).then(prompt => prompt !== null && setInput(prompt))}
             onModel={model => pickModel(session, dispatch, model)}
             onMcpApprove={yes => void answerMcpApprove(session.mcp, dispatch, yes)}
             onRewind={(point, scope) => void answerRewind(session, dispatch, point, scope).then(prompt => prompt !== null && setInput(prompt))}

@@ -61,13 +61,18 @@ async function compact(_arg: string, context: CommandContext) {
   note(context, `Compacted: ${result.value.summarised} messages summarised, ${result.value.kept} kept. The session log keeps them all.`);
 }
 
-/** The person's answer to the undo question the overlay asked. */
-export async function answerUndo(session: AgentSession, dispatch: (input: UiInput) => void, yes: boolean, overlay: Extract<Overlay, {kind: 'undo'}>) {
+/** The person's answer to the undo question the overlay asked (for /rewind: the prompt to put back in the box, if any). */
+export async function answerUndo(session: AgentSession, dispatch: (input: UiInput) => void, yes: boolean, overlay: Extract<Overlay, {kind: 'undo'}>): Promise<string | null> {
   dispatch({type: 'close-overlay'});
-  if (!yes) return dispatch({type: 'notice', text: 'Undo cancelled; nothing changed.'});
+  const what = overlay.rewind ? 'Rewind' : 'Undo';
+  if (!yes) {
+    dispatch({type: 'notice', text: `${what} cancelled; nothing changed.`});
+    return null;
+  }
+  if (overlay.rewind) return rewindNow(session, dispatch, overlay.rewind.point, overlay.rewind.scope);
   const result = await session.undo(overlay.turn);
-  if (!result.ok) return dispatch({type: 'notice', text: result.error});
-  dispatch({type: 'notice', text: `Undid turn ${result.value.turn}: ${result.value.restored.length} file(s) restored, ${result.value.deleted.length} deleted.`});
+  dispatch({type: 'notice', text: result.ok ? `Undid turn ${result.value.turn}: ${result.value.restored.length} file(s) restored, ${result.value.deleted.length} deleted.` : result.error});
+  return null;
 }
 
 /** /rewind and esc twice: the earlier prompts to choose from. */
@@ -82,6 +87,20 @@ export function openRewind(session: AgentSession, dispatch: (input: UiInput) => 
 export async function answerRewind(session: AgentSession, dispatch: (input: UiInput) => void, point: RewindPoint | null, scope: RewindScope): Promise<string | null> {
   dispatch({type: 'close-overlay'});
   if (point === null) return null;
+  if (scope !== 'conversation') {
+    // Files the person changed after the agent's last turn would be overwritten: asked first, with
+    // the diff, as /undo asks.
+    const plan = await session.planUndo(point.turn);
+    if (plan.ok && plan.value.conflicts.length > 0) {
+      const {changes, conflicts} = plan.value;
+      dispatch({type: 'show-overlay', overlay: {kind: 'undo', turn: point.turn, label: point.turn, changes, conflicts, rewind: {point, scope}}});
+      return null;
+    }
+  }
+  return rewindNow(session, dispatch, point, scope);
+}
+
+async function rewindNow(session: AgentSession, dispatch: (input: UiInput) => void, point: RewindPoint, scope: RewindScope): Promise<string | null> {
   const result = await session.rewind(point.turn, scope);
   if (!result.ok) {
     dispatch({type: 'notice', text: result.error});

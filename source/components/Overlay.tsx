@@ -67,7 +67,11 @@ export function Overlay({overlay, rows, width, onPick, onUndo, onModel, onMcpApp
   }
   return (
     <UndoConfirm
-      title={`Undo turn ${overlay.label}${overlay.turn === undefined ? '' : ' and later'}`}
+      title={
+        overlay.rewind
+          ? `Rewind the ${overlay.rewind.scope === 'both' ? 'conversation and files' : 'files'} to before turn ${overlay.label}`
+          : `Undo turn ${overlay.label}${overlay.turn === undefined ? '' : ' and later'}`
+      }
       changes={overlay.changes}
       conflicts={overlay.conflicts}
       rows={Math.max(6, rows - 4)}

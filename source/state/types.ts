@@ -1,6 +1,6 @@
 import type {SessionEvent} from '../agent/session/agent-session.js';
 import type {SessionSummary} from '../agent/session/saved.js';
-import type {RewindPoint} from '../agent/session/rewind.js';
+import type {RewindPoint, RewindScope} from '../agent/session/rewind.js';
 import type {WorkspaceChange} from '../agent/session/snapshots.js';
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {ApprovalRequest} from '../core/events.js';
@@ -101,7 +101,8 @@ export type Overlay =
   | {kind: 'picker'; sessions: readonly SessionSummary[]; cancelLabel: string}
   /** The server's models (null: it has no model list), the current one marked. */
   | {kind: 'model'; models: readonly string[] | null; current: string}
-  | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]}
+  /** `rewind`: the question comes from /rewind (files you changed since would be overwritten). */
+  | {kind: 'undo'; turn: number | undefined; label: number; changes: readonly WorkspaceChange[]; conflicts: readonly string[]; rewind?: {point: RewindPoint; scope: RewindScope}}
   /** The project's MCP servers waiting for approval in this workspace. */
   | {kind: 'mcp-approve'; servers: ReadonlyArray<{name: string; runs: string}>}
   | {kind: 'rewind'; points: readonly RewindPoint[]};

@@ -1,3 +1,5 @@
+import {writeFile} from 'node:fs/promises';
+import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
 import {IDLE, nibPerTest} from './nib-session.js';
@@ -118,6 +120,31 @@ describe('at the prompt, in a real terminal', () => {
     await term.waitForText('Fresh answer.');
     const messages = server.requests[3]!.body.messages;
     expect(messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['first prompt', 'make the file again']);
+  });
+
+  test('/rewind over a file changed by hand since asks first, with the diff and a warning; n keeps it', async () => {
+    const session = await start({script: [sse.toolCall('write', {path: 'made.txt', content: 'made\n'}), sse.text('Wrote it.')], args: ['--approval-mode', 'yolo']});
+    const {term, workspace} = session;
+    await term.waitForText(IDLE);
+    await term.type('make the file');
+    await term.send('Enter');
+    await term.waitForText('Wrote it.');
+    await session.waitForFile('made.txt', text => text === 'made\n');
+    await term.waitForText(IDLE);
+    // The person's own edit, after the agent's last turn.
+    await writeFile(join(workspace, 'made.txt'), 'made\nmine\n');
+    await term.type('/rewind');
+    await term.send('Enter');
+    await term.waitForText('Rewind to before which prompt?');
+    await term.send('Enter');
+    await term.waitForText('enter rewind');
+    await term.send('Enter');
+    await term.waitForText("You changed this file after the agent's last turn");
+    expect(await term.capture()).toContain('Rewind the conversation and files to before turn 1');
+    await term.waitForText('y restore');
+    await term.send('n');
+    await term.waitForText('Rewind cancelled; nothing changed.');
+    expect(await session.read('made.txt')).toBe('made\nmine\n');
   });
 
   test('a pasted prompt taller than the screen scrolls in place: the history keeps no copy of it', async () => {
