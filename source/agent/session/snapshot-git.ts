@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process';
-import {appendFile, lstat, mkdir, readdir, readFile, rm, rmdir, stat, writeFile} from 'node:fs/promises';
+import {appendFile, lstat, mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile} from 'node:fs/promises';
 import {dirname, join, sep} from 'node:path';
 import type {Failure, Result} from '../../core/result.js';
 
@@ -154,14 +154,30 @@ export async function prepareShadowRepo(
 ): Promise<SnapshotResult<void>> {
   const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
   if (head === null) {
-    await mkdir(gitDir, {recursive: true, mode: 0o700});
-    const created = await git(['init', '--quiet', '--bare', gitDir], true);
-    if (!created.ok) return created;
+    // Made beside it and renamed into place whole: two nibs starting in one workspace at once
+    // both ran `git init` in the same folder, and the loser's config came out with its settings
+    // twice ("core.filemode has multiple values"), which left that session without snapshots.
+    const building = `${gitDir}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+    await mkdir(building, {recursive: true, mode: 0o700});
+    const created = await git(['init', '--quiet', '--bare', building], true);
+    if (!created.ok) {
+      await rm(building, {recursive: true, force: true});
+      return created;
+    }
     // One append instead of a `git config` process per setting (15 at a workspace's first
     // session). git reads the last value of a key, so `core.bare = false` overrides init's `true`.
-    await appendFile(join(gitDir, 'config'), configText(SHADOW_SETTINGS));
-    await mkdir(join(gitDir, 'info'), {recursive: true});
-    await writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
+    await appendFile(join(building, 'config'), configText(SHADOW_SETTINGS));
+    await mkdir(join(building, 'info'), {recursive: true});
+    await writeFile(join(building, 'info', 'attributes'), ATTRIBUTES);
+    if (!(await rename(building, gitDir).then(() => true, () => false))) {
+      // Another nib got there first (a complete repository is there now): use that one. A folder
+      // there without HEAD is what an older nib's failed start left: replaced.
+      if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => false, () => true)) {
+        await rm(gitDir, {recursive: true, force: true});
+        await rename(building, gitDir).catch(() => {});
+      }
+      await rm(building, {recursive: true, force: true});
+    }
   }
   // The workspace's own exclude list applies to its snapshots too.
   const userExclude = await readFile(join(root, '.git', 'info', 'exclude'), 'utf8').catch(() => '');

@@ -1,3 +1,4 @@
+import {readdir} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {prepareShadowRepo, runGit, SHADOW_SETTINGS} from '../../../source/agent/session/snapshot-git.js';
@@ -20,7 +21,8 @@ describe('prepareShadowRepo', () => {
     };
     expect((await prepareShadowRepo(gitDir, dir, git)).ok).toBe(true);
     // One process for the repository, none per setting.
-    expect(calls).toEqual([['init', '--quiet', '--bare', gitDir]]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.slice(0, 3)).toEqual(['init', '--quiet', '--bare']);
     for (const [key, value] of SHADOW_SETTINGS) {
       const read = await runGit(['config', '--get', key], {cwd: dir, env: {GIT_DIR: gitDir}});
       expect(read.ok && read.value.trim(), key).toBe(value);
@@ -28,5 +30,19 @@ describe('prepareShadowRepo', () => {
     // A second open finds it made and asks git nothing.
     expect((await prepareShadowRepo(gitDir, dir, git)).ok).toBe(true);
     expect(calls).toHaveLength(1);
+  });
+
+  it('two starts at once make one repository with each setting once, and both can use it', async () => {
+    const dir = sandbox.workspace;
+    const gitDir = join(sandbox.root, 'shadow.git');
+    const git = (args: string[], bare: boolean) => runGit(args, {cwd: dir, env: bare ? {} : {GIT_DIR: gitDir, GIT_WORK_TREE: dir}});
+    const results = await Promise.all(Array.from({length: 4}, () => prepareShadowRepo(gitDir, dir, git)));
+    expect(results.every(result => result.ok)).toBe(true);
+    // The config is one start's, not several appended (git refuses to set a key it finds twice).
+    const alone = join(sandbox.root, 'alone.git');
+    await prepareShadowRepo(alone, dir, (args, bare) => runGit(args, {cwd: dir, env: bare ? {} : {GIT_DIR: alone}}));
+    const config = (at: string) => runGit(['config', '--list', '--local'], {cwd: dir, env: {GIT_DIR: at}});
+    expect(await config(gitDir)).toEqual(await config(alone));
+    expect((await readdir(sandbox.root)).filter(name => name.startsWith('shadow.git'))).toEqual(['shadow.git']);
   });
 });
