@@ -1,6 +1,7 @@
 import {diffWordsWithSpace} from 'diff';
 import {showInvisible} from '../core/terminal-text.js';
 import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
+import {previousBoundary} from './prompt-rows.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
 export type Segment = {readonly text: string; readonly changed: boolean};
@@ -100,9 +101,35 @@ function pairWords(before: string, after: string): {removed: Segment[]; added: S
   const common = parts.filter((part) => !part.added && !part.removed).reduce((sum, part) => sum + part.value.length, 0);
   if (common < MIN_SIMILARITY * Math.max(before.length, after.length)) return undefined;
   return {
-    removed: parts.filter((part) => !part.added).map((part) => ({text: part.value, changed: part.removed})),
-    added: parts.filter((part) => !part.removed).map((part) => ({text: part.value, changed: part.added})),
+    removed: whole(parts.filter((part) => !part.added).map((part) => ({text: part.value, changed: part.removed === true}))),
+    added: whole(parts.filter((part) => !part.removed).map((part) => ({text: part.value, changed: part.added === true}))),
   };
+}
+
+/**
+ * Segments that never cut a character in two: the word diff works on code points, so a skin
+ * tone added to 👍 came out as its own segment, which the terminal then showed as nothing (the
+ * thumb looked unchanged on both sides). Where two segments meet inside a character, that
+ * character moves whole into the later one, which is changed if either was.
+ */
+function whole(segments: Segment[]): Segment[] {
+  const text = segments.map((segment) => segment.text).join('');
+  const out: Array<Segment & {start: number}> = [];
+  let at = 0;
+  for (const segment of segments) {
+    const start = at > 0 ? previousBoundary(text, at + 1) : at;
+    let changed = segment.changed;
+    // The character that straddles the meeting point (it may span several segments): taken off
+    // the end of the ones before.
+    while (out.length > 0 && start < at && out.at(-1)!.start + out.at(-1)!.text.length > start) {
+      const last = out.pop()!;
+      changed ||= last.changed;
+      if (last.start < start) out.push({text: last.text.slice(0, start - last.start), changed: last.changed, start: last.start});
+    }
+    out.push({text: text.slice(start, at) + segment.text, changed, start});
+    at += segment.text.length;
+  }
+  return out.map(({text: part, changed}) => ({text: part, changed}));
 }
 
 /**

@@ -106,6 +106,21 @@ describe('DiffView', () => {
     expect(stripAnsi(lastFrame()!)).toContain('end');
   });
 
+  test('a skin tone added to an emoji shows, the whole emoji marked as changed', () => {
+    const lines = layoutDiff(computeChange('thumbs 👍 ok\n', 'thumbs 👍🏽 ok\n'), 60);
+    const added = lines.find(line => line.kind === 'line' && line.type === 'added');
+    expect(added?.kind === 'line' && added.segments).toEqual([
+      {text: 'thumbs ', changed: false},
+      {text: '👍🏽', changed: true},
+      {text: ' ok', changed: false},
+    ]);
+    const {lastFrame} = render(<DiffView title="edit emo.txt" change={computeChange('thumbs 👍 ok\n', 'thumbs 👍🏽 ok\n')} height={10} width={60} />);
+    expect(stripAnsi(lastFrame()!)).toContain('+ thumbs 👍🏽 ok');
+    // A flag is two code points: a change of its second half marks the whole flag.
+    const flag = layoutDiff(computeChange('go 🇯🇵 now\n', 'go 🇯🇴 now\n'), 60).find(line => line.kind === 'line' && line.type === 'added');
+    expect(flag?.kind === 'line' && flag.segments.map(segment => `${segment.changed ? '*' : ''}${segment.text}`).join('|')).toBe('go |*🇯🇴| now');
+  });
+
   test('control characters in a file never reach the terminal', () => {
     const change = computeChange(null, 'evil \u001B[2J here\n');
     const {lastFrame} = render(<DiffView title="write x" change={change} height={5} width={40} />);
