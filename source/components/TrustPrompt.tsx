@@ -23,7 +23,8 @@ export function TrustPrompt({workspace, items, onAnswer}: Props) {
   return (
     <Box flexDirection="column" paddingX={1}>
       <Text {...theme.bold}>Trust this workspace? {workspace}</Text>
-      <Text>Its .nib/settings.json asks for:</Text>
+      {/* Either of its settings files may be the one asking (settings.local.json holds saved "always" rules). */}
+      <Text>Its settings in .nib/ ask for:</Text>
       {items.slice(0, SHOWN).map(item => (
         <Text key={item} wrap="truncate-end">
           {'  '}

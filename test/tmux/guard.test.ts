@@ -20,6 +20,8 @@ describe('safety layers in a real terminal', () => {
     const {term, server} = session;
     const screen = await term.waitForText('do not trust');
     expect(screen).toContain('allow bash(echo trusted-ran)');
+    // Not a file name: the rules may be in settings.json or settings.local.json.
+    expect(screen).toContain('Its settings in .nib/ ask for:');
     await term.send('y');
     await term.waitForText('Finished.');
     // Ran without an approval prompt, in ask mode.
