@@ -92,6 +92,16 @@ test('/compact makes the session busy: a prompt sent meanwhile is refused, not s
   expect(session.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'After the compaction.'});
 });
 
+test('an "always" kept as a rule for this session is among the grants the status bar shows', async () => {
+  server = await startOpenAiServer([sse.toolCall('bash', {command: 'echo hi'}), sse.text('done')]);
+  const {session, events} = await open(['--approval-mode', 'ask']);
+  session.subscribe(event => {
+    if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'always', rules: ['bash(echo hi)'], scope: 'session'});
+  });
+  await session.prompt('run it');
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: ['bash(echo hi)']});
+});
+
 test('/clear takes back "always" answers and what the model had read', async () => {
   await writeFile(join(sandbox.workspace, 'a.txt'), 'one\n');
   server = await startOpenAiServer([
