@@ -63,6 +63,10 @@ export function layoutDiff(change: FileChange, width: number, onlyHunk?: number)
           segments: part,
         });
       });
+      // The line break is cut from what is drawn, so its loss or gain would look like no change.
+      if (line.kind !== 'context' && !line.text.endsWith('\n')) {
+        screen.push({kind: 'line', type: 'context', gutter: ' '.repeat(gutterWidth), marker: ' '.repeat(markerWidth), segments: [{text: '\\ No newline at end of file', changed: false}]});
+      }
     });
   }
   return screen;

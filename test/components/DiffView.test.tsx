@@ -106,6 +106,14 @@ describe('DiffView', () => {
     expect(stripAnsi(lastFrame()!)).toContain('end');
   });
 
+  test('a final line break removed or added is shown, not a change that looks like none', () => {
+    const rows = (before: string, after: string) => stripAnsi(render(<DiffView title="write nl.txt" change={computeChange(before, after)} height={12} width={60} />).lastFrame()!).split('\n');
+    const removed = rows('alpha\nbeta\n', 'alpha\nbeta');
+    expect(removed.findIndex(row => row.includes('+ beta')) + 1).toBe(removed.findIndex(row => row.includes('\\ No newline at end of file')));
+    const added = rows('alpha\nbeta', 'alpha\nbeta\n');
+    expect(added.findIndex(row => row.includes('- beta')) + 1).toBe(added.findIndex(row => row.includes('\\ No newline at end of file')));
+  });
+
   test('a skin tone added to an emoji shows, the whole emoji marked as changed', () => {
     const lines = layoutDiff(computeChange('thumbs 👍 ok\n', 'thumbs 👍🏽 ok\n'), 60);
     const added = lines.find(line => line.kind === 'line' && line.type === 'added');
