@@ -152,6 +152,17 @@ export async function prepareShadowRepo(
   root: string,
   git: (args: string[], bare: boolean) => Promise<SnapshotResult<string>>,
 ): Promise<SnapshotResult<void>> {
+  try {
+    return await prepare(gitDir, root, git);
+  } catch (error) {
+    // A data dir that cannot be written (read-only, full): said, or undo is off without a word.
+    const {code, message} = error as NodeJS.ErrnoException;
+    const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOENT' ? `${dirname(gitDir)} cannot be written (${code})` : message;
+    return {ok: false, error: {code: 'git-failed', message: `Undo is off for this session: its snapshots cannot be kept, as ${why}.`}};
+  }
+}
+
+async function prepare(gitDir: string, root: string, git: (args: string[], bare: boolean) => Promise<SnapshotResult<string>>): Promise<SnapshotResult<void>> {
   const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
   if (head === null) {
     // Made beside it and renamed into place whole: two nibs starting in one workspace at once

@@ -1,4 +1,4 @@
-import {readdir} from 'node:fs/promises';
+import {readdir, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {prepareShadowRepo, runGit, SHADOW_SETTINGS} from '../../../source/agent/session/snapshot-git.js';
@@ -44,5 +44,12 @@ describe('prepareShadowRepo', () => {
     const config = (at: string) => runGit(['config', '--list', '--local'], {cwd: dir, env: {GIT_DIR: at}});
     expect(await config(gitDir)).toEqual(await config(alone));
     expect((await readdir(sandbox.root)).filter(name => name.startsWith('shadow.git'))).toEqual(['shadow.git']);
+  });
+
+  it('a data dir that cannot be written is an answer that says so, not a throw', async () => {
+    await writeFile(join(sandbox.root, 'blocker'), 'a file where a folder should be');
+    const gitDir = join(sandbox.root, 'blocker', 'snapshots', 'shadow.git');
+    const result = await prepareShadowRepo(gitDir, sandbox.workspace, (args, bare) => runGit(args, {cwd: sandbox.workspace, env: bare ? {} : {GIT_DIR: gitDir}}));
+    expect(result).toMatchObject({ok: false, error: {message: expect.stringMatching(/^Undo is off for this session: its snapshots cannot be kept, as .*ENOTDIR/)}});
   });
 });
