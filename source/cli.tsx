@@ -81,13 +81,21 @@ async function runInteractiveApp(config: Config): Promise<number> {
 }
 
 /** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */
-async function withCustomCommand(prompt: string, root: string): Promise<string> {
-  if (!prompt.trimStart().startsWith('/')) return prompt;
+async function withCustomCommand(prompt: string, root: string): Promise<Result<string>> {
+  if (!prompt.trimStart().startsWith('/')) return {ok: true, value: prompt};
   const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
   const {nibDir} = await import('./agent/config/xdg.js');
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns: []});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
-  return expandCustomPrompt(prompt, loaded.commands) ?? prompt;
+  const expanded = expandCustomPrompt(prompt, loaded.commands);
+  if (expanded !== null) return {ok: true, value: expanded};
+  // `nib -p /undo` would go to the model as text: the session's own commands are the TUI's.
+  const name = /^\/(\S+)/.exec(prompt.trimStart())?.[1];
+  const {slashCommands} = await import('./commands/slash.js');
+  if (slashCommands.some(command => command.name === name)) {
+    return {ok: false, error: `/${name} is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only`};
+  }
+  return {ok: true, value: prompt};
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
@@ -121,7 +129,9 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     for (const event of session.value.startEvents({replay: false})) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
-    const code = await runPrint(config, session.value, await withCustomCommand(prompt, session.value.root), {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
+    const sent = await withCustomCommand(prompt, session.value.root);
+    if (!sent.ok) return fail(sent.error);
+    const code = await runPrint(config, session.value, sent.value, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();

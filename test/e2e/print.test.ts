@@ -476,6 +476,13 @@ describe('nib -p: @files and custom commands', () => {
     expect(lastUserSent()).toContain('     1\texport const a = 1;');
   });
 
+  test('nib -p /undo: a command of the interactive session is refused with a clear line, not sent to the model', async () => {
+    const result = await nib([sse.text('never')], ['-p', '/undo']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('nib: /undo is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only\n');
+    expect(server!.requests).toHaveLength(0);
+  });
+
   test('a custom command whose body starts with ! goes to the model as text and runs nothing', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
     const marker = join(sandbox.workspace, 'pwned');
