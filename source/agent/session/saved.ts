@@ -2,7 +2,7 @@ import {readdir, readFile, rm, stat} from 'node:fs/promises';
 import {join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
-import {type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
+import {SESSION_VERSION, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
 
 /**
  * Sessions already on disk: loading one back (repairing what a crash left), and finding, listing,
@@ -53,6 +53,8 @@ function parseSession(path: string, text: string, {HeaderSchema, RecordSchema}: 
     };
   }
   const warnings: string[] = [];
+  // Read as far as this version knows how; a newer nib may have written what it skips.
+  if (header.data.version > SESSION_VERSION) warnings.push(`${path} was written by a newer nib (log version ${header.data.version}, this one reads ${SESSION_VERSION}); what this version does not know is skipped.`);
   const records: LoadedSession['records'] = [];
   for (let index = 1; index < lines.length; index++) {
     const line = lines[index]!;
@@ -64,7 +66,7 @@ function parseSession(path: string, text: string, {HeaderSchema, RecordSchema}: 
     }
     const isLast = index === lines.length - 1;
     warnings.push(isLast && !endsWhole
-      ? `The last line of ${path} was cut off (nib was stopped mid-write); it was ignored.`
+      ? `The last line of ${path} was cut off (nib was stopped, or the disk filled, mid-write); it was ignored.`
       : `Line ${index + 1} of ${path} could not be read; it was ignored.`);
   }
   const messages: Message[] = [];

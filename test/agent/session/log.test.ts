@@ -89,6 +89,15 @@ describe('writing and loading', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  test('a log from a newer nib is read as far as this one can, and says so', async () => {
+    const log = await writeSession([user('first')]);
+    const text = await readFile(log.path, 'utf8');
+    await writeFile(log.path, text.replace(/"version":\d+/, '"version":99'));
+    const loaded = await loadSession(log.path);
+    expect(loaded.ok && loaded.value.messages).toEqual([user('first')]);
+    expect(loaded.ok && loaded.value.warnings).toEqual([expect.stringMatching(/was written by a newer nib \(log version 99, this one reads 1\)/)]);
+  });
+
   test('a torn last line is ignored with a warning, and appending after it stays readable', async () => {
     const log = await writeSession([user('first'), {type: 'assistant-text', content: 'answer'}]);
     await appendFile(log.path, '{"type":"message","at":5,"message":{"type":"user","cont');
