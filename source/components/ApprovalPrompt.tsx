@@ -230,7 +230,7 @@ function CallPrompt({request, rows, columns, onDecision, onEdit, isActive = true
       {preview.protectedDir ? <Text {...theme.warning}>⚠ inside {protectedPlace(preview.protectedDir)} (always asks)</Text> : null}
       {sandboxLine ? <Text {...(request.unsandboxed ? theme.warning : theme.dim)}>{sandboxLine}</Text> : null}
       {message ? <Text {...theme.error}>{message}</Text> : null}
-      <Footer mode={mode} name={request.name} canSplit={canSplit} theme={theme} reason={reasonText} isReady={grace.isReady} />
+      <Footer mode={mode} name={request.name} canSplit={canSplit} canAlways={request.rules === undefined || request.rules.length > 0} theme={theme} reason={reasonText} isReady={grace.isReady} />
     </Box>
   );
 }
@@ -245,6 +245,8 @@ function Footer(props: {
   readonly mode: Mode;
   readonly name: string;
   readonly canSplit: boolean;
+  /** False when no rule could cover the call: `a` then only says so, so it is not offered. */
+  readonly canAlways: boolean;
   readonly theme: Theme;
   readonly reason: string;
   readonly isReady: boolean;
@@ -286,7 +288,7 @@ function Footer(props: {
   return (
     <Text>
       <Text {...theme.accent}>Allow {name}? </Text>
-      {hint('y', 'yes')} · {hint('a', 'always')} · {hint('n', 'no')} · {hint('e', 'edit')}
+      {hint('y', 'yes')} · {props.canAlways ? <>{hint('a', 'always')} · </> : null}{hint('n', 'no')} · {hint('e', 'edit')}
       {canSplit ? <> · {hint('h', 'hunks')}</> : null} · {hint('esc', 'no')}
     </Text>
   );

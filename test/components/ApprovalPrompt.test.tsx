@@ -122,6 +122,9 @@ describe('ApprovalPrompt', () => {
 
   test('a with no rule that fits says so and waits; Esc from the scope goes back', async () => {
     const none = setup({...bashRequest, rules: []});
+    // Not offered among the keys, and said if pressed anyway.
+    await waitFor(() => none.plain().includes('y yes · n no'), none.plain);
+    expect(none.plain()).not.toContain('a always');
     none.stdin.write('a');
     await waitFor(() => none.plain().includes('No rule can cover this command'), none.plain);
     expect(none.decisions).toEqual([]);
