@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink';
 import {formatSeconds, type ToolView} from '../state/reducer.js';
+import {textWidth, truncate} from './diff-lines.js';
 import {useTheme, type Style, type Theme} from './theme.js';
 
 export type Props = {
@@ -22,11 +23,14 @@ export function ToolBadge({tool, now, width, outputLines = 3}: Props) {
   const theme = useTheme();
   const {icon, iconStyle, status, statusStyle} = describe(tool, now, theme);
   const tail = tool.status === 'running' && outputLines > 0 ? lastLines(tool.output, outputLines) : [];
+  // A long command gives way to its status: the exit code and time are what the line is for.
+  const after = `${status ? ` · ${status}` : ''}${tool.edited ? ' · edited by you' : ''}`;
+  const keyArg = truncate(tool.keyArg, Math.max(12, width - 3 - displayName(tool.name).length - textWidth(after)));
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end">
         <Text {...iconStyle}>{icon}</Text> <Text {...theme.toolName}>{displayName(tool.name)}</Text>
-        {tool.keyArg ? <Text> {tool.keyArg}</Text> : null}
+        {keyArg ? <Text> {keyArg}</Text> : null}
         {status ? <Text {...statusStyle}> · {status}</Text> : null}
         {tool.edited ? <Text {...theme.warning}> · edited by you</Text> : null}
       </Text>

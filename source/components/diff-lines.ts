@@ -172,7 +172,7 @@ function charWidth(char: string): number {
   return 1;
 }
 
-function textWidth(text: string): number {
+export function textWidth(text: string): number {
   let width = 0;
   for (const char of text) width += charWidth(char);
   return width;

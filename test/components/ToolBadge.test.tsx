@@ -73,3 +73,9 @@ test('NO_COLOR: no color codes at all', () => {
   );
   expect(lastFrame()).not.toMatch(/\u001B\[3\dm/);
 });
+
+test('a long command gives way to its status: the exit code and time stay on the line', () => {
+  const line = plain(show({status: 'done', keyArg: `npm run build && ${'x'.repeat(120)}`, summary: 'exit 0 · 3.1 s', edited: true}).lastFrame());
+  expect(line).toMatch(/^✓ bash npm run build && x+… · exit 0 · 3\.1 s · edited by you$/);
+  expect(line.length).toBeLessThanOrEqual(60);
+});
