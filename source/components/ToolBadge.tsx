@@ -75,8 +75,7 @@ function displayName(name: string): string {
 }
 
 function lastLines(output: string, count: number): string[] {
-  // A lone CR returns to the line's start, as a progress bar uses it: what follows it is what a
-  // terminal would show, not every state the line went through run together.
-  const lines = output.replace(/[^\n\r]*\r(?!\n|$)/g, '').replace(/\r/g, '').replace(/\n+$/, '').split('\n');
+  // The reducer has already let each lone CR overwrite its line; one left at the end waits.
+  const lines = output.replace(/\r/g, '').replace(/\n+$/, '').split('\n');
   return output.trim() === '' ? [] : lines.slice(-count);
 }

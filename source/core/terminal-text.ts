@@ -31,6 +31,23 @@ export function toTerminalText(text: string): string {
 }
 
 /**
+ * A command's output as a terminal shows it: a lone CR returns to the line's start, so what
+ * follows it replaces the line (a progress bar's latest state, not every state run together).
+ * A CR at the very end waits for what comes next; CR LF is a line end. Linear in the text.
+ */
+export function overwriteLines(text: string): string {
+  if (!text.includes('\r')) return text;
+  const lines = text.split('\n');
+  return lines
+    .map((line, index) => {
+      const pending = index === lines.length - 1 && line.endsWith('\r') ? '\r' : '';
+      const body = line.endsWith('\r') ? line.slice(0, -1) : line;
+      return body.slice(body.lastIndexOf('\r') + 1) + pending;
+    })
+    .join('\n');
+}
+
+/**
  * What a person reviews before it runs (a command, a path, a line of a diff): every invisible
  * character as a marker, joiners included. Control characters are left to the caller, which
  * either drops them (toTerminalText) or shows them (the diff view's `·` and `␍`).

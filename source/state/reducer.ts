@@ -7,7 +7,7 @@
  */
 import type {ApprovalMode} from '../core/approval-mode.js';
 import type {AgentEvent, Decision, Usage} from '../core/events.js';
-import {terminalSafe, toTerminalText} from '../core/terminal-text.js';
+import {overwriteLines, terminalSafe, toTerminalText} from '../core/terminal-text.js';
 import {compactionNote} from '../agent/window-text.js';
 import {outputTailChars} from './coalesce.js';
 import {emptyScan, scanSafePoints} from './split.js';
@@ -80,7 +80,7 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'tool-start':
       return withTool(s, input.id, tool => ({...tool, status: 'running', startedAt: input.at}));
     case 'tool-output':
-      return withTool(s, input.id, tool => ({...tool, output: (tool.output + input.chunk).slice(-outputTailChars)}));
+      return withTool(s, input.id, tool => ({...tool, output: overwriteLines(tool.output + input.chunk).slice(-outputTailChars)}));
     case 'tool-result':
       return finishTool(s, input);
     case 'usage':
@@ -254,5 +254,7 @@ function displaySafe(input: UiInput): UiInput {
     const {decision} = input;
     return decision.kind === 'no' && decision.feedback ? {...input, decision: {...decision, feedback: toTerminalText(decision.feedback)}} : input;
   }
+  // Made safe around its CRs, which overwriteLines then applies as a terminal would.
+  if (input.type === 'tool-output') return {...input, chunk: input.chunk.split('\r').map(toTerminalText).join('\r')};
   return terminalSafe(input);
 }

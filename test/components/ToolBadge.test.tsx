@@ -22,16 +22,6 @@ test('waiting for approval', () => {
   expect(plain(show({status: 'waiting-approval'}).lastFrame())).toBe('? bash npm test · waiting for approval');
 });
 
-test('a progress line redrawn with CR shows its latest state, as a terminal would', () => {
-  const output = 'fetching\n\rdownloading   1%\rdownloading   2%\rdownloading  40%';
-  const frame = plain(show({status: 'running', startedAt: 1000, output}, 4200).lastFrame());
-  expect(frame.split('\n').slice(1)).toEqual(['  │ fetching', '  │ downloading  40%']);
-  // A CR at the very end waits for what overwrites the line; CR LF is a line end.
-  const pending = plain(show({status: 'running', startedAt: 1000, output: 'done 5%\r'}, 4200).lastFrame());
-  expect(pending).toContain('│ done 5%');
-  expect(plain(show({status: 'running', startedAt: 1000, output: 'a\r\nb\r\n'}, 4200).lastFrame()).split('\n').slice(1)).toEqual(['  │ a', '  │ b']);
-});
-
 test('running shows the elapsed time and the last output lines', () => {
   const frame = plain(show({status: 'running', startedAt: 1000, output: 'one\ntwo\nthree\nfour\n'}, 4200).lastFrame());
   expect(frame.split('\n')).toEqual(['◒ bash npm test · running 3.2 s', '  │ two', '  │ three', '  │ four']);

@@ -172,6 +172,19 @@ describe('reduce: one event kind at a time', () => {
     expect(replayed.live.tools[0]).toMatchObject({keyArg: 'echo edited', edited: true});
   });
 
+  test('a progress line redrawn with CR keeps its latest state, however the chunks cut it', () => {
+    const chunks = ['fetching\n', '\rdownloading   1%', '\rdownloading   2%\r', 'downloading  40%', ' \u001B[2Jdone\r\n'];
+    const state = fold([
+      {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"dl"}', keyArg: 'dl'},
+      {type: 'tool-start', id: 'c1', name: 'bash', at: 1},
+      ...chunks.slice(0, 4).map(chunk => ({type: 'tool-output', id: 'c1', chunk}) as const),
+    ]);
+    expect(state.live.tools[0]!.output).toBe('fetching\ndownloading  40%');
+    const done = reduce(state, {type: 'tool-output', id: 'c1', chunk: chunks[4]!});
+    // Escape sequences still never reach the screen; CR LF is a line end.
+    expect(done.live.tools[0]!.output).toBe('fetching\ndownloading  40% [2Jdone\n');
+  });
+
   test('tool-start runs the tool from the event time', () => {
     const state = fold([
       {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{"command":"npm test"}', keyArg: 'npm test'},
