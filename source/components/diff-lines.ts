@@ -1,7 +1,7 @@
 import {diffWordsWithSpace} from 'diff';
 import {showInvisible} from '../core/terminal-text.js';
 import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
-import {previousBoundary} from './prompt-rows.js';
+import {nextBoundary} from './prompt-rows.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
 export type Segment = {readonly text: string; readonly changed: boolean};
@@ -113,27 +113,24 @@ function pairWords(before: string, after: string): {removed: Segment[]; added: S
 /**
  * Segments that never cut a character in two: the word diff works on code points, so a skin
  * tone added to 👍 came out as its own segment, which the terminal then showed as nothing (the
- * thumb looked unchanged on both sides). Where two segments meet inside a character, that
- * character moves whole into the later one, which is changed if either was.
+ * thumb looked unchanged on both sides). Each character is changed if any of its code points
+ * was, and runs of characters alike make the segments.
  */
 function whole(segments: Segment[]): Segment[] {
   const text = segments.map((segment) => segment.text).join('');
-  const out: Array<Segment & {start: number}> = [];
-  let at = 0;
-  for (const segment of segments) {
-    const start = at > 0 ? previousBoundary(text, at + 1) : at;
-    let changed = segment.changed;
-    // The character that straddles the meeting point (it may span several segments): taken off
-    // the end of the ones before.
-    while (out.length > 0 && start < at && out.at(-1)!.start + out.at(-1)!.text.length > start) {
-      const last = out.pop()!;
-      changed ||= last.changed;
-      if (last.start < start) out.push({text: last.text.slice(0, start - last.start), changed: last.changed, start: last.start});
-    }
-    out.push({text: text.slice(start, at) + segment.text, changed, start});
-    at += segment.text.length;
+  if (/^[\x00-\x7f]*$/.test(text)) return segments;
+  const changed: boolean[] = [];
+  for (const segment of segments) for (let unit = 0; unit < segment.text.length; unit++) changed.push(segment.changed);
+  const out: Segment[] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = nextBoundary(text, at);
+    const isChanged = changed.slice(at, end).some(Boolean);
+    const last = out.at(-1);
+    if (last && last.changed === isChanged) out[out.length - 1] = {text: last.text + text.slice(at, end), changed: isChanged};
+    else out.push({text: text.slice(at, end), changed: isChanged});
+    at = end;
   }
-  return out.map(({text: part, changed}) => ({text: part, changed}));
+  return out;
 }
 
 /**

@@ -124,6 +124,9 @@ describe('DiffView', () => {
     ]);
     const {lastFrame} = render(<DiffView title="edit emo.txt" change={computeChange('thumbs 👍 ok\n', 'thumbs 👍🏽 ok\n')} height={10} width={60} />);
     expect(stripAnsi(lastFrame()!)).toContain('+ thumbs 👍🏽 ok');
+    // The changed word, not the rest of the line after it.
+    const accent = layoutDiff(computeChange('the cafe\u0301 is good and long enough to matter\n', 'the cafx\u0301 is good and long enough to matter\n'), 80).find(line => line.kind === 'line' && line.type === 'removed');
+    expect(accent?.kind === 'line' && accent.segments.map(segment => `${segment.changed ? '*' : ''}${segment.text}`).join('|')).toBe('the |*cafe\u0301| is good and long enough to matter');
     // A flag is two code points: a change of its second half marks the whole flag.
     const flag = layoutDiff(computeChange('go 🇯🇵 now\n', 'go 🇯🇴 now\n'), 60).find(line => line.kind === 'line' && line.type === 'added');
     expect(flag?.kind === 'line' && flag.segments.map(segment => `${segment.changed ? '*' : ''}${segment.text}`).join('|')).toBe('go |*🇯🇴| now');
