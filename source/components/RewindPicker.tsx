@@ -2,6 +2,7 @@ import {Box, Text, useInput} from 'ink';
 import {useState} from 'react';
 import {toTerminalText} from '../core/terminal-text.js';
 import {useChoiceGrace, type GraceTiming} from '../hooks/use-key-grace.js';
+import {useKeyState} from '../hooks/use-key-state.js';
 import {useTheme} from './theme.js';
 import type {RewindScope} from '../agent/session/agent-session.js';
 
@@ -89,13 +90,14 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
 }) {
   const theme = useTheme();
   const scopes = chosen.files ? SCOPES : SCOPES.filter(entry => entry.scope === 'conversation');
-  const [scope, setScope] = useState(0);
+  // A ref too: a digit and the Enter after it can arrive in one read, before React renders again.
+  const [chosenScope, scope, setScope] = useKeyState(0);
   const grace = useChoiceGrace({now, graceMs});
   useInput(
     (input, key) => {
       if (key.escape) return onBack();
-      if (key.upArrow) return setScope(index => Math.max(0, index - 1));
-      if (key.downArrow) return setScope(index => Math.min(scopes.length - 1, index + 1));
+      if (key.upArrow) return setScope(Math.max(0, chosenScope.current - 1));
+      if (key.downArrow) return setScope(Math.min(scopes.length - 1, chosenScope.current + 1));
       // A digit moves the choice, as the arrows do; only Enter rewinds (a digit that acted at once
       // left the prompt it put back to the next Enter, which sent it again).
       const digit = Number(input);
@@ -103,7 +105,7 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
       // Any other key restarts the wait, even once keys count: someone typing a line (a prompt
       // they think is back in the box) rewinds nothing with the Enter that ends it.
       const decided = grace.decides(Math.max(1, [...input].length), key.return);
-      if (decided && key.return) onPick(chosen, scopes[scope]!.scope);
+      if (decided && key.return) onPick(chosen, scopes[chosenScope.current]!.scope);
     },
     {isActive},
   );

@@ -50,6 +50,17 @@ test('a digit moves the choice and Enter picks it (a digit alone rewinds nothing
   await waitFor(() => expect(cancelled()).toBe(1));
 });
 
+test('a digit and the Enter after it, read before a render (a fast typist, a loaded machine): the Enter takes the digit\'s choice', async () => {
+  const {lastFrame, type, picked, stdin} = setup();
+  await type(keys.up, keys.up, keys.enter);
+  await waitFor(() => expect(plain(lastFrame())).toContain('before turn 1'));
+  await type();
+  // Two reads with no render between them.
+  stdin.write('3');
+  stdin.write(keys.enter);
+  await waitFor(() => expect(picked).toEqual([[1, 'files']]));
+});
+
 test('a turn without a snapshot offers the conversation only, and says why', async () => {
   const {lastFrame, type, picked} = setup();
   await type(keys.enter);
