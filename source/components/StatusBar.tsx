@@ -54,7 +54,7 @@ export const StatusBar = memo(function StatusBar({model, mode, alwaysTools, prom
         <Text {...theme.accent}>{model}</Text>
         <Text {...theme.dim}> · </Text>
         <Text {...(mode === 'yolo' ? theme.warning : theme.text)}>{mode}</Text>
-        {alwaysTools.length > 0 ? <Text {...theme.dim}> · always: {alwaysTools.join(', ')}</Text> : null}
+        {alwaysTools.length > 0 ? <Text {...theme.dim}> · always: {alwaysLabel(alwaysTools)}</Text> : null}
         <Text {...theme.dim}>
           {' '}
           · ↑{formatTokens(promptTokens)} ↓{formatTokens(completionTokens)}
@@ -74,3 +74,13 @@ export function formatTokens(count: number): string {
   return `${Math.round(count / 1000)}k`;
 }
 
+/**
+ * Tools granted whole by name; allow rules (`bash(npm test)`) by name when there is one short
+ * one, else counted: the line must keep room for the tokens and the directory after it.
+ */
+function alwaysLabel(grants: readonly string[]): string {
+  const tools = grants.filter(grant => !grant.includes('('));
+  const rules = grants.filter(grant => grant.includes('('));
+  const shown = rules.length === 1 && rules[0]!.length <= 24 ? rules[0]! : rules.length > 0 ? `${rules.length} rule${rules.length === 1 ? '' : 's'} (/permissions)` : '';
+  return [...tools, shown].filter(Boolean).join(', ');
+}

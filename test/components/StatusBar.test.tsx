@@ -26,6 +26,13 @@ test('"always" tools and context fill', () => {
   expect(frame).toContain('ask · always: bash, edit · ↑12.4k ↓830 (10% of 62,000 ctx)');
 });
 
+test('"always" rules: one short one by name, more counted, so the tokens and the directory stay on the line', () => {
+  const one = plain(render(<StatusBar {...props} alwaysTools={['bash(npm test)']} />).lastFrame()).split('\n')[0];
+  expect(one).toBe('gpt-4.1-mini · ask · always: bash(npm test) · ↑12.4k ↓830 · ~/src/app');
+  const many = plain(render(<StatusBar {...props} alwaysTools={['write', 'bash(npm run build:*)', 'bash(git commit:*)']} />).lastFrame()).split('\n')[0];
+  expect(many).toBe('gpt-4.1-mini · ask · always: write, 2 rules (/permissions) · ↑12.4k ↓830 · ~/src/app');
+});
+
 test('the server\'s window, or that nobody said it: never a made-up percentage', () => {
   const small = {...props, contextTokens: 1800};
   expect(plain(render(<StatusBar {...small} contextWindow={4096} />).lastFrame())).toContain('(44% of 4,096 ctx)');
