@@ -123,7 +123,13 @@ export async function pruneSnapshots(data: string, options: {retentionDays: numb
   if (!(options.retentionDays > 0)) return;
   const cutoff = (options.now ?? Date.now()) - options.retentionDays * 24 * 60 * 60 * 1000;
   const root = join(data, 'snapshots');
-  const repos = (await readdir(root).catch(() => [] as string[])).filter(name => name.endsWith('.git'));
+  const names = await readdir(root).catch(() => [] as string[]);
+  // A repository a killed nib was still building beside its place (prepareShadowRepo), a day on.
+  for (const name of names.filter(entry => /\.git\.\d+-[a-z0-9]+$/.test(entry))) {
+    const built = await stat(join(root, name)).catch(() => null);
+    if (built && built.mtimeMs < (options.now ?? Date.now()) - 24 * 60 * 60 * 1000) await rm(join(root, name), {recursive: true, force: true});
+  }
+  const repos = names.filter(name => name.endsWith('.git'));
   for (const repo of repos) {
     const gitDir = join(root, repo);
     const sessions = await readdir(join(data, 'sessions', repo.slice(0, -'.git'.length))).catch(() => [] as string[]);
@@ -180,14 +186,14 @@ async function prepare(gitDir: string, root: string, git: (args: string[], bare:
     await appendFile(join(building, 'config'), configText(SHADOW_SETTINGS));
     await mkdir(join(building, 'info'), {recursive: true});
     await writeFile(join(building, 'info', 'attributes'), ATTRIBUTES);
+    // The rename replaces nothing but an empty folder: another nib got there first (a complete
+    // repository is there now), and that one is used. Nothing there is ever deleted: a second
+    // nib doing the same could delete the repository the first had just put in place.
     if (!(await rename(building, gitDir).then(() => true, () => false))) {
-      // Another nib got there first (a complete repository is there now): use that one. A folder
-      // there without HEAD is what an older nib's failed start left: replaced.
-      if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => false, () => true)) {
-        await rm(gitDir, {recursive: true, force: true});
-        await rename(building, gitDir).catch(() => {});
-      }
       await rm(building, {recursive: true, force: true});
+      if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => false, () => true)) {
+        return {ok: false, error: {code: 'git-failed', message: `Undo is off for this session: ${gitDir} is not a repository nib made; remove it and start nib again.`}};
+      }
     }
   }
   // The workspace's own exclude list applies to its snapshots too.

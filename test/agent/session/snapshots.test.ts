@@ -247,6 +247,15 @@ describe('pruning', () => {
     await pruneSnapshots(data, {retentionDays: 30, now: Date.now() + 31 * 86_400_000, gc: false});
     expect(await exists(keep.gitDir)).toBe(false);
   });
+
+  test('a repository a killed nib was still building goes a day later, not before', async () => {
+    const building = join(data, 'snapshots', 'ws-0123456789.git.4242-k3j9x');
+    await mkdir(join(building, 'objects'), {recursive: true});
+    await pruneSnapshots(data, {retentionDays: 30, gc: false});
+    expect(await exists(building)).toBe(true);
+    await pruneSnapshots(data, {retentionDays: 30, now: Date.now() + 25 * 3_600_000, gc: false});
+    expect(await exists(building)).toBe(false);
+  });
 });
 
 test('a stale index.lock left by a killed git does not block snapshots forever', async () => {
