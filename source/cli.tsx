@@ -81,21 +81,25 @@ async function runInteractiveApp(config: Config): Promise<number> {
 }
 
 /** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */
-async function withCustomCommand(prompt: string, root: string): Promise<Result<string>> {
-  if (!prompt.trimStart().startsWith('/')) return {ok: true, value: prompt};
+async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<string> {
+  if (!prompt.trimStart().startsWith('/')) return prompt;
   const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
   const {nibDir} = await import('./agent/config/xdg.js');
-  const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns: []});
+  const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
-  const expanded = expandCustomPrompt(prompt, loaded.commands);
-  if (expanded !== null) return {ok: true, value: expanded};
-  // `nib -p /undo` would go to the model as text: the session's own commands are the TUI's.
-  const name = /^\/(\S+)/.exec(prompt.trimStart())?.[1];
-  const {slashCommands} = await import('./commands/slash.js');
-  if (slashCommands.some(command => command.name === name)) {
-    return {ok: false, error: `/${name} is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only`};
-  }
-  return {ok: true, value: prompt};
+  return expandCustomPrompt(prompt, loaded.commands) ?? prompt;
+}
+
+/**
+ * The TUI's own commands, when the prompt starts with one: `nib -p /undo` would go to the model as
+ * text, so it is refused before the session opens (and a custom command of that name is not used,
+ * as in the TUI).
+ */
+async function builtInCommands(prompt: string): Promise<{names: string[]; named: string | undefined}> {
+  if (!prompt.trimStart().startsWith('/')) return {names: [], named: undefined};
+  const names = (await import('./commands/slash.js')).slashCommands.map(command => command.name);
+  const word = /^\/(\S+)/.exec(prompt.trimStart())?.[1];
+  return {names, named: names.find(name => name === word)};
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
@@ -113,6 +117,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     );
   }
   if (config.resume === true) return listForPrintMode(config);
+  const builtIns = await builtInCommands(prompt);
+  if (builtIns.named) return fail(`/${builtIns.named} is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only`);
   const [{openSession}, {runPrint, EXIT}] = await Promise.all([import('./agent/session/open.js'), import('./print/print.js')]);
   const session = await openSession(config, process.env, {canAsk: false, sendsAtOnce: true});
   if (!session.ok) return fail(session.error);
@@ -129,9 +135,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     for (const event of session.value.startEvents({replay: false})) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
-    const sent = await withCustomCommand(prompt, session.value.root);
-    if (!sent.ok) return fail(sent.error);
-    const code = await runPrint(config, session.value, sent.value, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
+    const sent = await withCustomCommand(prompt, session.value.root, builtIns.names);
+    const code = await runPrint(config, session.value, sent, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();

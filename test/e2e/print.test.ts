@@ -477,6 +477,9 @@ describe('nib -p: @files and custom commands', () => {
   });
 
   test('nib -p /undo: a command of the interactive session is refused with a clear line, not sent to the model', async () => {
+    // Even with a custom command of that name (the TUI does not use it either).
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'undo.md'), 'pretend to undo\n');
     const result = await nib([sse.text('never')], ['-p', '/undo']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('nib: /undo is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only\n');
