@@ -122,7 +122,7 @@ describe('at the prompt, in a real terminal', () => {
     expect(messages.filter(message => message.role === 'user').map(message => message.content)).toEqual(['first prompt', 'make the file again']);
   });
 
-  test('/rewind over a file changed by hand since asks first, with the diff and a warning; n keeps it', async () => {
+  test('/rewind over a file changed by hand since asks first, with the diff and a warning; n keeps it, y rewinds and gives the prompt back', async () => {
     const session = await start({script: [sse.toolCall('write', {path: 'made.txt', content: 'made\n'}), sse.text('Wrote it.')], args: ['--approval-mode', 'yolo']});
     const {term, workspace} = session;
     await term.waitForText(IDLE);
@@ -145,6 +145,18 @@ describe('at the prompt, in a real terminal', () => {
     await term.send('n');
     await term.waitForText('Rewind cancelled; nothing changed.');
     expect(await session.read('made.txt')).toBe('made\nmine\n');
+    // Again, and y: the files go back and the prompt is in the box again.
+    await term.type('/rewind');
+    await term.send('Enter');
+    await term.waitForText('Rewind to before which prompt?');
+    await term.send('Enter');
+    await term.waitForText('enter rewind');
+    await term.send('Enter');
+    await term.waitForText('y restore');
+    await term.send('y');
+    await term.waitForText('Rewound the conversation and files to just before turn 1.');
+    await term.waitForText(/› make the file\n.*nib-test-model/);
+    await session.waitForFile('made.txt', text => text.includes('ENOENT'));
   });
 
   test('a pasted prompt taller than the screen scrolls in place: the history keeps no copy of it', async () => {
