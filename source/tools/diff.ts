@@ -2,11 +2,9 @@ import {diffArrays} from 'diff';
 
 export type LineChanges = {added: number; removed: number};
 
+/** Lines with their terminators, as the approval prompt's diff compares them: a final line break gained or lost is a change there and here. */
 function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines;
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
 /**

@@ -35,6 +35,10 @@ describe('write', () => {
     await readTool.run({path: 'x.txt'}, ctx, never);
     const updated = await writeTool.run({path: 'x.txt', content: 'mine\n'}, ctx, never);
     expect(updated.content).toBe('Updated x.txt (+1 −1 lines).');
+    // Losing the final line break is a change of that line, as the approval diff shows it.
+    await readTool.run({path: 'x.txt'}, ctx, never);
+    const unterminated = await writeTool.run({path: 'x.txt', content: 'mine'}, ctx, never);
+    expect(unterminated.content).toBe('Updated x.txt (+1 −1 lines).');
   });
 
   test('a stale file is refused', async () => {
