@@ -40,8 +40,9 @@ export function overwriteLines(text: string): string {
   const lines = text.split('\n');
   return lines
     .map((line, index) => {
+      // CRs at the end return to a line nothing overwrote (`\r\r\n` from a pty is a line end).
       const pending = index === lines.length - 1 && line.endsWith('\r') ? '\r' : '';
-      const body = line.endsWith('\r') ? line.slice(0, -1) : line;
+      const body = line.replace(/\r+$/, '');
       return body.slice(body.lastIndexOf('\r') + 1) + pending;
     })
     .join('\n');

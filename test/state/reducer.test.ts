@@ -439,6 +439,27 @@ describe('coalesceDeltas', () => {
     ]);
   });
 
+  test('a command\'s output folds to the same tail coalesced or one chunk at a time, CRs and all', () => {
+    const bar = (percent: number) => `\rDownloading foo ${'#'.repeat(40)} ${percent}%${' '.repeat(33)}`;
+    const cases = [
+      ['Collecting foo\n', ...Array.from({length: 60}, (_, index) => bar(index))],
+      ['step 1', '\rstep 2', '\r', '\nnext\r', 'over', 'written\n'],
+      ['abc\r', '\r\n', '50%\r\r'],
+    ];
+    for (const chunks of cases) {
+      const events: UiInput[] = [
+        {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}', keyArg: 'x'},
+        {type: 'tool-start', id: 'c1', name: 'bash', at: 1},
+        ...chunks.map(chunk => ({type: 'tool-output', id: 'c1', chunk}) as const),
+      ];
+      const output = (state: UiState) => state.live.tools[0]!.output;
+      expect(output(fold(coalesceDeltas(events)))).toBe(output(fold(events)));
+    }
+    expect(fold(coalesceDeltas([{type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}', keyArg: 'x'}, ...cases[0]!.map(chunk => ({type: 'tool-output', id: 'c1', chunk}) as const)])).live.tools[0]!.output).toMatch(/^Collecting foo\nDownloading foo #+ 59%/);
+    // A pty's CR CR LF ends a line; it does not erase it.
+    expect(fold([{type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}', keyArg: 'x'}, {type: 'tool-output', id: 'c1', chunk: 'abc\r'}, {type: 'tool-output', id: 'c1', chunk: '\r\n'}]).live.tools[0]!.output).toBe('abc\n');
+  });
+
   test('folding the coalesced events gives the same text as folding them one by one', () => {
     const answer = 'One.\n\nTwo\n\n```js\na\n\nb\n```\n\nThree';
     const events: AgentEvent[] = [
