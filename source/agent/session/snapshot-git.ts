@@ -190,16 +190,33 @@ async function prepare(gitDir: string, root: string, git: (args: string[], bare:
     // repository is there now), and that one is used. Nothing there is ever deleted: a second
     // nib doing the same could delete the repository the first had just put in place.
     if (!(await rename(building, gitDir).then(() => true, () => false))) {
+      if (await isStaleWreck(gitDir)) {
+        // An older nib's failed start (no HEAD, and not one being made now): moved aside, where
+        // pruning removes it a day later, and this one takes its place.
+        await rename(gitDir, `${gitDir}.${process.pid}-${Math.random().toString(36).slice(2)}`).catch(() => {});
+        if (await rename(building, gitDir).then(() => true, () => false)) return excludeLikeWorkspace(gitDir, root);
+      }
       await rm(building, {recursive: true, force: true});
       if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => false, () => true)) {
         return {ok: false, error: {code: 'git-failed', message: `Undo is off for this session: ${gitDir} is not a repository nib made; remove it and start nib again.`}};
       }
     }
   }
-  // The workspace's own exclude list applies to its snapshots too.
+  return excludeLikeWorkspace(gitDir, root);
+}
+
+/** The workspace's own exclude list applies to its snapshots too. */
+async function excludeLikeWorkspace(gitDir: string, root: string): Promise<SnapshotResult<void>> {
   const userExclude = await readFile(join(root, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
   await writeFile(join(gitDir, 'info', 'exclude'), userExclude);
   return {ok: true, value: undefined};
+}
+
+/** A folder at the repository's place with no HEAD, untouched for a minute: nobody is making it now. */
+async function isStaleWreck(gitDir: string): Promise<boolean> {
+  if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => true, () => false)) return false;
+  const info = await stat(gitDir).catch(() => null);
+  return info !== null && info.mtimeMs < Date.now() - 60_000;
 }
 
 /** `[section] key = value` lines, in git's config file format. */

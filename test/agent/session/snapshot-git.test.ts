@@ -1,4 +1,4 @@
-import {readdir, writeFile} from 'node:fs/promises';
+import {mkdir, readdir, utimes, writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, it} from 'vitest';
 import {prepareShadowRepo, runGit, SHADOW_SETTINGS} from '../../../source/agent/session/snapshot-git.js';
@@ -51,5 +51,19 @@ describe('prepareShadowRepo', () => {
     const gitDir = join(sandbox.root, 'blocker', 'snapshots', 'shadow.git');
     const result = await prepareShadowRepo(gitDir, sandbox.workspace, (args, bare) => runGit(args, {cwd: sandbox.workspace, env: bare ? {} : {GIT_DIR: gitDir}}));
     expect(result).toMatchObject({ok: false, error: {message: expect.stringMatching(/^Undo is off for this session: its snapshots cannot be kept, as .*ENOTDIR/)}});
+  });
+
+  it("an older nib's failed start (a folder with no HEAD, untouched for a while) is moved aside; one being made now is left alone", async () => {
+    const dir = sandbox.workspace;
+    const gitDir = join(sandbox.root, 'shadow.git');
+    const git = (args: string[], bare: boolean) => runGit(args, {cwd: dir, env: bare ? {} : {GIT_DIR: gitDir}});
+    await mkdir(join(gitDir, 'objects'), {recursive: true});
+    expect(await prepareShadowRepo(gitDir, dir, git)).toMatchObject({ok: false, error: {message: expect.stringMatching(/is not a repository nib made/)}});
+    expect(await readdir(gitDir)).toEqual(['objects']);
+    const old = new Date(Date.now() - 120_000);
+    await utimes(gitDir, old, old);
+    expect((await prepareShadowRepo(gitDir, dir, git)).ok).toBe(true);
+    expect((await runGit(['rev-parse', '--git-dir'], {cwd: dir, env: {GIT_DIR: gitDir}})).ok).toBe(true);
+    expect((await readdir(sandbox.root)).filter(name => name.startsWith('shadow.git.'))).toHaveLength(1);
   });
 });
