@@ -22,6 +22,10 @@ test('waiting for approval', () => {
   expect(plain(show({status: 'waiting-approval'}).lastFrame())).toBe('? bash npm test · waiting for approval');
 });
 
+test('a progress line waiting on its CR (the reducer keeps one at the end) still shows', () => {
+  expect(plain(show({status: 'running', startedAt: 1000, output: 'fetching\ndone 5%\r'}, 4200).lastFrame()).split('\n').slice(1)).toEqual(['  │ fetching', '  │ done 5%']);
+});
+
 test('running shows the elapsed time and the last output lines', () => {
   const frame = plain(show({status: 'running', startedAt: 1000, output: 'one\ntwo\nthree\nfour\n'}, 4200).lastFrame());
   expect(frame.split('\n')).toEqual(['◒ bash npm test · running 3.2 s', '  │ two', '  │ three', '  │ four']);
