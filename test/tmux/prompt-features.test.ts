@@ -2,6 +2,7 @@ import {writeFile} from 'node:fs/promises';
 import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
+import type {Terminal} from '../support/tmux.js';
 import {IDLE, nibPerTest} from './nib-session.js';
 
 // The prompt habits in a real terminal: what the loopback server received is the proof.
@@ -10,6 +11,16 @@ const start = nibPerTest();
 
 /** The text of the last user message of request `index`. */
 const lastUser = (messages: Array<Record<string, any>>) => String(messages.filter(message => message.role === 'user').at(-1)?.content ?? '');
+
+/** /rewind to before the only prompt, everything chosen with Enter once each step takes keys. */
+async function rewindFirstPrompt(term: Terminal): Promise<void> {
+  await term.type('/rewind');
+  await term.send('Enter');
+  await term.waitForText('Rewind to before which prompt?');
+  await term.send('Enter');
+  await term.waitForText('enter rewind');
+  await term.send('Enter');
+}
 
 describe('at the prompt, in a real terminal', () => {
   test('@ completes a path; the file goes to the model with the prompt', async () => {
@@ -133,12 +144,7 @@ describe('at the prompt, in a real terminal', () => {
     await term.waitForText(IDLE);
     // The person's own edit, after the agent's last turn.
     await writeFile(join(workspace, 'made.txt'), 'made\nmine\n');
-    await term.type('/rewind');
-    await term.send('Enter');
-    await term.waitForText('Rewind to before which prompt?');
-    await term.send('Enter');
-    await term.waitForText('enter rewind');
-    await term.send('Enter');
+    await rewindFirstPrompt(term);
     await term.waitForText("You changed this file after the agent's last turn");
     expect(await term.capture()).toContain('Rewind the conversation and files to before turn 1');
     await term.waitForText('y restore');
@@ -146,12 +152,7 @@ describe('at the prompt, in a real terminal', () => {
     await term.waitForText('Rewind cancelled; nothing changed.');
     expect(await session.read('made.txt')).toBe('made\nmine\n');
     // Again, and y: the files go back and the prompt is in the box again.
-    await term.type('/rewind');
-    await term.send('Enter');
-    await term.waitForText('Rewind to before which prompt?');
-    await term.send('Enter');
-    await term.waitForText('enter rewind');
-    await term.send('Enter');
+    await rewindFirstPrompt(term);
     await term.waitForText('y restore');
     await term.send('y');
     await term.waitForText('Rewound the conversation and files to just before turn 1.');
