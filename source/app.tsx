@@ -185,6 +185,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
           model={state.model}
           mode={state.mode}
           alwaysTools={state.alwaysTools}
+          alwaysRules={state.alwaysRules}
           promptTokens={state.usage.promptTokens}
           completionTokens={state.usage.completionTokens}
           contextTokens={state.context.tokens}

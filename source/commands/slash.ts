@@ -43,7 +43,7 @@ export const slashCommands: readonly SlashCommand[] = [
       if (!arg) return note(context, `mode: ${context.state.mode} (one of ${APPROVAL_MODES.join(', ')})`);
       if (!isApprovalMode(arg)) return note(context, `unknown mode "${arg}": use one of ${APPROVAL_MODES.join(', ')}`);
       context.session.setMode(arg);
-      note(context, `mode set to ${arg}${context.state.alwaysTools.length > 0 ? '; "always" answers cleared' : ''}`);
+      note(context, `mode set to ${arg}${context.state.alwaysTools.length + context.state.alwaysRules.length > 0 ? '; "always" answers cleared' : ''}`);
     },
   },
   {

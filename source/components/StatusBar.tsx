@@ -11,6 +11,7 @@ export type Props = {
   readonly mode: ApprovalMode;
   /** Tools answered "always" in this session. */
   readonly alwaysTools: readonly string[];
+  readonly alwaysRules?: readonly string[];
   /** Tokens sent and received in this session. */
   readonly promptTokens: number;
   readonly completionTokens: number;
@@ -40,7 +41,7 @@ const hints: Record<KeyState, string> = {
  * Two lines under the prompt: the session's facts, and the keys that apply now. Memoized (its
  * props are plain values): the frames of a streaming answer leave it alone.
  */
-export const StatusBar = memo(function StatusBar({model, mode, alwaysTools, promptTokens, completionTokens, contextTokens, contextWindow, cwd, keyState, width}: Props) {
+export const StatusBar = memo(function StatusBar({model, mode, alwaysTools, alwaysRules = [], promptTokens, completionTokens, contextTokens, contextWindow, cwd, keyState, width}: Props) {
   const theme = useTheme();
   const fill =
     contextWindow === null
@@ -54,7 +55,7 @@ export const StatusBar = memo(function StatusBar({model, mode, alwaysTools, prom
         <Text {...theme.accent}>{model}</Text>
         <Text {...theme.dim}> · </Text>
         <Text {...(mode === 'yolo' ? theme.warning : theme.text)}>{mode}</Text>
-        {alwaysTools.length > 0 ? <Text {...theme.dim}> · always: {alwaysLabel(alwaysTools)}</Text> : null}
+        {alwaysTools.length + alwaysRules.length > 0 ? <Text {...theme.dim}> · always: {alwaysLabel(alwaysTools, alwaysRules)}</Text> : null}
         <Text {...theme.dim}>
           {' '}
           · ↑{formatTokens(promptTokens)} ↓{formatTokens(completionTokens)}
@@ -78,9 +79,7 @@ export function formatTokens(count: number): string {
  * Tools granted whole by name; allow rules (`bash(npm test)`) by name when there is one short
  * one, else counted: the line must keep room for the tokens and the directory after it.
  */
-function alwaysLabel(grants: readonly string[]): string {
-  const tools = grants.filter(grant => !grant.includes('('));
-  const rules = grants.filter(grant => grant.includes('('));
+function alwaysLabel(tools: readonly string[], rules: readonly string[]): string {
   const shown = rules.length === 1 && rules[0]!.length <= 24 ? rules[0]! : rules.length > 0 ? `${rules.length} rule${rules.length === 1 ? '' : 's'} (/permissions)` : '';
   return [...tools, shown].filter(Boolean).join(', ');
 }

@@ -31,6 +31,7 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
     mode: init.mode,
     model: init.model,
     alwaysTools: [],
+    alwaysRules: [],
     context: {tokens: 0, window: null},
     overlay: null,
     now: 0,
@@ -104,7 +105,7 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'model':
       return {...s, model: input.model};
     case 'grants':
-      return {...s, alwaysTools: input.tools};
+      return {...s, alwaysTools: input.tools, alwaysRules: input.rules};
     case 'context':
       return {...s, context: {tokens: input.tokens, window: input.window}};
     case 'cleared':

@@ -78,6 +78,8 @@ export type UiState = {
   model: string;
   /** Tools the person answered "always" for, as the session last reported them. */
   alwaysTools: readonly string[];
+  /** Allow rules answered "always" for this session. */
+  alwaysRules: readonly string[];
   /** How full the next request's context is; `window` null when nobody knows. */
   context: {tokens: number; window: number | null};
   overlay: Overlay | null;

@@ -27,9 +27,9 @@ test('"always" tools and context fill', () => {
 });
 
 test('"always" rules: one short one by name, more counted, so the tokens and the directory stay on the line', () => {
-  const one = plain(render(<StatusBar {...props} alwaysTools={['bash(npm test)']} />).lastFrame()).split('\n')[0];
+  const one = plain(render(<StatusBar {...props} alwaysTools={[]} alwaysRules={['bash(npm test)']} />).lastFrame()).split('\n')[0];
   expect(one).toBe('gpt-4.1-mini · ask · always: bash(npm test) · ↑12.4k ↓830 · ~/src/app');
-  const many = plain(render(<StatusBar {...props} alwaysTools={['write', 'bash(npm run build:*)', 'bash(git commit:*)']} />).lastFrame()).split('\n')[0];
+  const many = plain(render(<StatusBar {...props} alwaysTools={['write']} alwaysRules={['bash(npm run build:*)', 'bash(git commit:*)']} />).lastFrame()).split('\n')[0];
   expect(many).toBe('gpt-4.1-mini · ask · always: write, 2 rules (/permissions) · ↑12.4k ↓830 · ~/src/app');
 });
 

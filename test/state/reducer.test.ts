@@ -317,10 +317,10 @@ describe('reduce: UI actions', () => {
     const state = fold([
       {type: 'mode', mode: 'auto-edit'},
       {type: 'model', model: 'gpt-x'},
-      {type: 'grants', tools: ['bash']},
+      {type: 'grants', tools: ['bash'], rules: ['bash(ls)']},
       {type: 'context', tokens: 1200, window: 4096},
     ]);
-    expect(state).toMatchObject({mode: 'auto-edit', model: 'gpt-x', alwaysTools: ['bash'], context: {tokens: 1200, window: 4096}});
+    expect(state).toMatchObject({mode: 'auto-edit', model: 'gpt-x', alwaysTools: ['bash'], alwaysRules: ['bash(ls)'], context: {tokens: 1200, window: 4096}});
     // An "always" answer alone changes nothing: the grant is the session's to report.
     const answered = fold([
       {type: 'tool-call', id: 'c1', name: 'bash', arguments: '{}'},

@@ -285,7 +285,7 @@ export class AgentSession extends SessionCore {
 
   /** What "always" allows for this session (the status bar's): tools granted whole, and the allow rules answered so. */
   private emitGrants(): void {
-    this.emit({type: 'grants', tools: [...this.grants, ...(this.guard?.listRules().flatMap(rule => (rule.kind === 'allow' && rule.source === 'session' ? [rule.text] : [])) ?? [])]});
+    this.emit({type: 'grants', tools: [...this.grants], rules: this.guard?.listRules().flatMap(rule => (rule.kind === 'allow' && rule.source === 'session' ? [rule.text] : [])) ?? []});
   }
 
   /** Print mode says the window's notices after the answer (`final`): a refusal's sentence comes first. */

@@ -17,7 +17,8 @@ export type SessionEvent =
   | {type: 'mode'; mode: ApprovalMode}
   | {type: 'model'; model: string}
   /** The tools answered "always" that are in force now. */
-  | {type: 'grants'; tools: readonly string[]}
+  /** What "always" allows in this session: tools granted whole, and the allow rules answered so. */
+  | {type: 'grants'; tools: readonly string[]; rules: readonly string[]}
   /** The conversation on screen starts over (/clear, a resume); replayed events may follow. */
   | {type: 'cleared'}
   /** How full the context the next request carries is; `window` null when unknown. */

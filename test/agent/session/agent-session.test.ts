@@ -99,7 +99,7 @@ test('an "always" kept as a rule for this session is among the grants the status
     if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'always', rules: ['bash(echo hi)'], scope: 'session'});
   });
   await session.prompt('run it');
-  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: ['bash(echo hi)']});
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: [], rules: ['bash(echo hi)']});
 });
 
 test('/clear takes back "always" answers and what the model had read', async () => {
@@ -117,10 +117,10 @@ test('/clear takes back "always" answers and what the model had read', async () 
     if (event.type === 'approval-request') session.answer(event.request.id, {kind: 'always'});
   });
   await session.prompt('read then run');
-  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: ['bash']});
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: ['bash'], rules: []});
 
   expect((await session.clear()).ok).toBe(true);
-  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: []});
+  expect(events.filter(event => event.type === 'grants').at(-1)).toEqual({type: 'grants', tools: [], rules: []});
   session.setMode('yolo');
   await session.prompt('overwrite it');
   const result = server.requests[4]!.body.messages.at(-1)!;
