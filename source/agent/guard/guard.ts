@@ -185,8 +185,6 @@ export class Guard {
     const events = warningEvents(outcome);
     if (outcome.blocked !== null) {
       events.push({type: 'error', code: 'hook', message: `A UserPromptSubmit hook blocked the prompt; it was not sent: ${outcome.blocked}`});
-      // The turn ends here, with turn-end as every turn does (print mode's JSON promises it last).
-      events.push({type: 'turn-end', reason: 'error', at: Date.now()});
     }
     return {events, blocked: outcome.blocked !== null};
   }

@@ -23,7 +23,6 @@ import {runUserCommandTurn, userCommandOf} from '../user-command.js';
 
 export type {RewindScope} from './rewind.js';
 
-
 /** A stream read faster than it arrives never yields to timers; stepping out this often keeps a screen drawing. */
 const YIELD_EVERY_MS = 50;
 
@@ -125,9 +124,10 @@ export class AgentSession extends SessionCore {
 
   /** One prompt to the model, while the session is held. */
   private async turn(text: string, signal: AbortSignal): Promise<TurnEndReason> {
-    // The person's UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model.
+    // UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model and ends the turn (with turn-end, as every turn).
     const hooked = await this.guard?.promptEvents(text);
-    for (const event of hooked?.events ?? []) this.emit(event);
+    const ended = hooked?.blocked ? [{type: 'turn-end', reason: 'error', at: this.now()} as const] : [];
+    for (const event of [...(hooked?.events ?? []), ...ended]) this.emit(event);
     if (hooked?.blocked) return 'error';
     if (signal.aborted) {
       this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
