@@ -1,4 +1,4 @@
-import {diffArrays} from 'diff';
+import {lineDiff, splitLines} from '../core/line-diff.js';
 import type {Decision} from '../core/events.js';
 
 /** One line of a hunk. `text` keeps its own line terminator (`\n`, `\r\n` or none at EOF). */
@@ -37,12 +37,6 @@ export type FileChange = {
 };
 
 const CONTEXT_LINES = 3;
-
-/** Splits text into lines that keep their terminators, so joining them gives the text back byte for byte. */
-export function splitLines(text: string): string[] {
-  const lines = text.match(/[^\n]*\n|[^\n]+$/g);
-  return lines ?? [];
-}
 
 /**
  * Diffs two versions of a file into hunks. Lines are compared with their terminators, so a
@@ -85,32 +79,6 @@ export function computeChange(oldText: string | null, newText: string, context =
     removed: hunks.reduce((sum, hunk) => sum + hunk.removed, 0),
   };
 }
-
-type Part = {value: readonly string[]; added?: boolean; removed?: boolean};
-
-/**
- * The line diff, bounded: past MAX_EDIT_LENGTH edits (a replace_all across a large file) a full
- * diff runs for seconds on the thread that draws the screen. Then the lines between the common
- * start and end are paired by position when both sides have as many (edits in place, which is
- * what such a change is), or shown as all removed and all added.
- */
-function lineDiff(oldLines: readonly string[], newLines: readonly string[]): Part[] {
-  const full = diffArrays(oldLines as string[], newLines as string[], {maxEditLength: MAX_EDIT_LENGTH});
-  if (full) return full;
-  let head = 0;
-  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head++;
-  let tail = 0;
-  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail++;
-  const before = oldLines.slice(head, oldLines.length - tail);
-  const after = newLines.slice(head, newLines.length - tail);
-  const parts: Part[] = [{value: oldLines.slice(0, head)}];
-  if (before.length === after.length) {
-    before.forEach((line, at) => parts.push(...(line === after[at] ? [{value: [line]}] : [{value: [line], removed: true}, {value: [after[at]!], added: true}])));
-  } else parts.push({value: before, removed: true}, {value: after, added: true});
-  parts.push({value: oldLines.slice(oldLines.length - tail)});
-  return parts;
-}
-const MAX_EDIT_LENGTH = 1000;
 
 /** Index ranges [first, last] of changed ops, merged when their contexts would touch. */
 function groupChanges(ops: readonly HunkLine[], context: number): Array<[number, number]> {

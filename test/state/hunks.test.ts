@@ -1,4 +1,5 @@
 import {describe, expect, test} from 'vitest';
+import {splitLines} from '../../source/core/line-diff.js';
 import {
   applyHunks,
   computeChange,
@@ -6,7 +7,6 @@ import {
   describeHunk,
   describeRejected,
   hunkHeader,
-  splitLines,
 } from '../../source/state/hunks.js';
 
 const numbered = (count: number, eol = '\n') =>
