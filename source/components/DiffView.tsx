@@ -1,7 +1,8 @@
 import {Box, Text, useInput} from 'ink';
 import {useMemo, useState} from 'react';
 import type {FileChange} from '../state/hunks.js';
-import {layoutDiff, truncate, type ScreenLine} from './diff-lines.js';
+import {truncate} from './columns.js';
+import {layoutDiff, type ScreenLine} from './diff-lines.js';
 import {useTheme, type Theme} from './theme.js';
 
 export type Props = {

@@ -1,6 +1,7 @@
 import {Box, Text, useInput, type TextProps} from 'ink';
 import {useReducer, type ReactNode, type RefObject} from 'react';
-import {countPromptRows, nextBoundary, previousBoundary, promptWindow, shownText, type PromptRow} from './prompt-rows.js';
+import {nextBoundary, previousBoundary} from '../core/graphemes.js';
+import {countPromptRows, promptWindow, shownText, type PromptRow} from './prompt-rows.js';
 
 /** The text and where the cursor is in it (a UTF-16 index, never inside a character). */
 export type Line = {value: string; cursor: number};

@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import {formatSeconds, type ToolView} from '../state/reducer.js';
-import {textWidth, truncate} from './diff-lines.js';
+import {textWidth, truncate} from './columns.js';
 import {useTheme, type Style, type Theme} from './theme.js';
 
 export type Props = {

@@ -1,7 +1,8 @@
 import {diffWordsWithSpace} from 'diff';
 import {showInvisible} from '../core/terminal-text.js';
 import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
-import {nextBoundary} from './prompt-rows.js';
+import {charWidth, truncate} from './columns.js';
+import {nextBoundary} from '../core/graphemes.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
 export type Segment = {readonly text: string; readonly changed: boolean};
@@ -149,32 +150,6 @@ export function clean(text: string): string {
   return out;
 }
 
-/** Columns a code point takes: 2 for East Asian wide characters and emoji, 0 for combining marks. */
-function charWidth(char: string): number {
-  const code = char.codePointAt(0) ?? 0;
-  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
-  if (
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd)
-  ) {
-    return 2;
-  }
-  return 1;
-}
-
-export function textWidth(text: string): number {
-  let width = 0;
-  for (const char of text) width += charWidth(char);
-  return width;
-}
-
 /** Cuts a row of segments into screen lines of at most `width` columns. */
 function wrapSegments(segments: readonly Segment[], width: number): Segment[][] {
   const rows: Segment[][] = [[]];
@@ -195,16 +170,4 @@ function wrapSegments(segments: readonly Segment[], width: number): Segment[][] 
     if (piece) rows.at(-1)!.push({text: piece, changed: segment.changed});
   }
   return rows;
-}
-
-export function truncate(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  let out = '';
-  let used = 0;
-  for (const char of text) {
-    if (used + charWidth(char) > width - 1) break;
-    out += char;
-    used += charWidth(char);
-  }
-  return out + '…';
 }

@@ -1,36 +1,11 @@
 import stringWidth from 'string-width';
+import {graphemes, nextBoundary} from '../core/graphemes.js';
 
 /**
- * Where the prompt's cursor may stand, and how a prompt too tall for the screen is shown. Pure.
- *
- * The cursor moves by grapheme (what a person sees as one character): a skin-toned thumb or a
- * family emoji is several code points, and stepping between them put typed text inside the emoji.
+ * How a prompt takes the screen's rows, and how one too tall for the screen is shown. Pure. The
+ * cursor moves by grapheme (core/graphemes.ts): stepping between the code points of a skin-toned
+ * thumb put typed text inside the emoji.
  */
-let segmenter: Intl.Segmenter | undefined;
-const graphemes = (text: string) => (segmenter ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(text);
-
-/** Where the character before `index` starts. */
-export function previousBoundary(text: string, index: number): number {
-  if (index <= 0) return 0;
-  const at = Math.min(index, text.length);
-  // Between two plain ASCII characters (not CR LF) is always a boundary: no need for ICU.
-  if (isPlain(text, at - 1) && (at === 1 || isPlain(text, at - 2))) return at - 1;
-  return graphemes(text).containing(at - 1)!.index;
-}
-
-/** Where the character at `index` ends. */
-export function nextBoundary(text: string, index: number): number {
-  if (index >= text.length) return text.length;
-  if (isPlain(text, index) && (index + 1 === text.length || isPlain(text, index + 1))) return index + 1;
-  const at = graphemes(text).containing(index)!;
-  return at.index + at.segment.length;
-}
-
-/** An ASCII character that cannot join its neighbour into one character (CR and LF can). */
-function isPlain(text: string, index: number): boolean {
-  const code = text.charCodeAt(index);
-  return code < 0x7f && code !== 13 && code !== 10;
-}
 
 /** One screen row of the prompt: `value.slice(start, end)`, and whether a line of the text starts there. */
 export type PromptRow = {start: number; end: number; lineStart: boolean; firstLine: boolean};

@@ -1,5 +1,6 @@
 import {expect, test} from 'vitest';
-import {countPromptRows, nextBoundary, previousBoundary, promptRows, promptWindow, shownText} from '../../source/components/prompt-rows.js';
+import {nextBoundary, previousBoundary} from '../../source/core/graphemes.js';
+import {countPromptRows, promptRows, promptWindow, shownText} from '../../source/components/prompt-rows.js';
 
 const texts = (value: string, width: number) => promptRows(value, width).map(row => value.slice(row.start, row.end));
 
