@@ -1,6 +1,6 @@
 import {render, Static, useApp, useInput} from 'ink';
 import {homedir} from 'node:os';
-import {readinessProblem, type Config} from './agent/config/config.js';
+import type {Config} from './agent/config/config.js';
 import {createRedactor, redactUrlCredentials} from './agent/config/redact.js';
 import {openSession, resolveWorkspace} from './agent/session/open.js';
 import {trustQuestion} from './agent/guard/open.js';
@@ -52,11 +52,8 @@ export async function runInteractive(config: Config, options: InteractiveOptions
   const env = options.env ?? process.env;
   const theme = createTheme(env);
   // No model configured: the server may name one (openSession asks again and says which).
-  const fromServer = config.model ? null : await modelFromServer(config, true);
-  const ready = fromServer?.ok ? fromServer.value.config : config;
-  const unlisted = fromServer?.ok && !ready.model ? fromServer.value.unlisted : undefined;
-  const notReady = readinessProblem(ready);
-  const problem = notReady && unlisted ? `${notReady} (${unlisted})` : notReady;
+  const chosen = await modelFromServer(config, true);
+  const problem = chosen.ok ? chosen.value.problem : chosen.error;
   const stdin = options.stdin ?? process.stdin;
   // Raw mode from the start, not from Ink's first input hook (a frame later, after the session
   // opens): keys typed meanwhile would echo, and Ctrl+C would be a signal rather than a key.

@@ -1,6 +1,6 @@
 import {realpath, stat} from 'node:fs/promises';
 import type {Result} from '../../core/result.js';
-import {readinessProblem, type Config} from '../config/config.js';
+import type {Config} from '../config/config.js';
 import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
@@ -33,9 +33,8 @@ export type OpenSessionOptions = {
 export async function openSession(given: Config, env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Result<AgentSession>> {
   const chosen = await modelFromServer(given, options.canAsk);
   if (!chosen.ok) return chosen;
-  const {config, notice, chooseModel, models, unlisted} = chosen.value;
-  const problem = readinessProblem(config);
-  if (problem) return {ok: false, error: !config.model && unlisted ? `${problem} (${unlisted})` : problem};
+  const {config, notice, chooseModel, models, problem} = chosen.value;
+  if (problem) return {ok: false, error: problem};
   const root = await resolveWorkspace(config.cwd);
   if (!root.ok) return root;
   // With --sandbox on, the sandbox probe (a bwrap run) overlaps with opening the log instead of adding to startup.

@@ -1,5 +1,5 @@
 import {isLoopback} from '../../core/hosts.js';
-import type {Config} from '../config/config.js';
+import {readinessProblem, type Config} from '../config/config.js';
 import {probeServer} from '../provider/server-info.js';
 import type {Result} from '../../core/result.js';
 
@@ -39,14 +39,23 @@ export function chooseModelError(config: Config, models: readonly string[]): str
   return `no model configured, and ${config.baseURL} serves ${models.length}: ${shown}${more}. Pass --model NAME, set NIB_MODEL, or add "model" to ${config.configPath}`;
 }
 
+type Chosen = {config: Config; notice?: string; chooseModel: boolean; models?: string[]};
+
 /**
  * No model configured: the server's only model, named in a notice. With several, print mode
  * (nobody to ask) stops with them listed; the TUI starts on the first and asks (`chooseModel`).
+ * `problem`: what still keeps a request from being sent (readinessProblem), saying so when the
+ * server gave no model list, so one that is down or slow is not mistaken for one that serves none.
  */
-export async function modelFromServer(
-  config: Config,
-  canAsk: boolean,
-): Promise<Result<{config: Config; notice?: string; chooseModel: boolean; models?: string[]; unlisted?: string}>> {
+export async function modelFromServer(config: Config, canAsk: boolean): Promise<Result<Chosen & {problem?: string}>> {
+  const chosen = await choose(config, canAsk);
+  if (!chosen.ok) return chosen;
+  const {unlisted, ...value} = chosen.value;
+  const problem = readinessProblem(value.config);
+  return {ok: true, value: problem ? {...value, problem: unlisted && !value.config.model ? `${problem} (asked, ${config.baseURL} gave no list of its models)` : problem} : value};
+}
+
+async function choose(config: Config, canAsk: boolean): Promise<Result<Chosen & {unlisted?: boolean}>> {
   if (config.model) return {ok: true, value: {config, chooseModel: false}};
   const found = await modelsFromServer(config);
   if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
@@ -56,6 +65,5 @@ export async function modelFromServer(
     // The list goes to the picker shown at start, before the window probe has answered.
     return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true, models: found.models}};
   }
-  // Said with "no model configured", so a server that is down or slow is not mistaken for one that serves nothing.
-  return {ok: true, value: {config, chooseModel: false, ...(found.unlisted ? {unlisted: `asked, ${config.baseURL} gave no list of its models`} : {})}};
+  return {ok: true, value: {config, chooseModel: false, unlisted: found.unlisted}};
 }
