@@ -1,7 +1,7 @@
 import {Box, Text, useInput, type TextProps} from 'ink';
 import {useReducer, type ReactNode, type RefObject} from 'react';
 import {nextBoundary, previousBoundary} from '../core/graphemes.js';
-import {countPromptRows, promptWindow, shownText, type PromptRow} from './prompt-rows.js';
+import {promptWindow, shownText, type PromptRow} from './prompt-rows.js';
 
 /** The text and where the cursor is in it (a UTF-16 index, never inside a character). */
 export type Line = {value: string; cursor: number};
@@ -89,21 +89,6 @@ export function TextInput({value, onChange, onSubmit, focus, placeholder = '', l
     );
   }
   const room = Math.max(2, width - marks.first.length - 1);
-  const lines = value.split('\n');
-  // Most prompts are a few short lines: drawn without cutting anything.
-  const count = countPromptRows(value, room, maxRows);
-  if (count === lines.length && count <= maxRows) {
-    let start = 0;
-    return (
-      <Box flexDirection="column">
-        {lines.map((text, index) => {
-          const row = {start, end: start + text.length, lineStart: true, firstLine: index === 0};
-          start = row.end + 1;
-          return rowOf(value, row, cursor, marks, index);
-        })}
-      </Box>
-    );
-  }
   const {rows, above, below} = promptWindow(value, Math.max(0, cursor), room, maxRows);
   const hidden = [above > 0 ? `${above} above` : '', below > 0 ? `${below} below` : ''].filter(Boolean).join(', ');
   return (
