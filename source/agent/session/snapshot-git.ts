@@ -125,7 +125,7 @@ export async function pruneSnapshots(data: string, options: {retentionDays: numb
   const root = join(data, 'snapshots');
   const names = await readdir(root).catch(() => [] as string[]);
   // A repository a killed nib was still building beside its place (prepareShadowRepo), a day on.
-  for (const name of names.filter(entry => /\.git\.\d+-[a-z0-9]+$/.test(entry))) {
+  for (const name of names.filter(entry => BESIDE.test(entry))) {
     const built = await stat(join(root, name)).catch(() => null);
     if (built && built.mtimeMs < (options.now ?? Date.now()) - 24 * 60 * 60 * 1000) await rm(join(root, name), {recursive: true, force: true});
   }
@@ -169,12 +169,11 @@ export async function prepareShadowRepo(
 }
 
 async function prepare(gitDir: string, root: string, git: (args: string[], bare: boolean) => Promise<SnapshotResult<string>>): Promise<SnapshotResult<void>> {
-  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => null);
-  if (head === null) {
+  if (!(await hasHead(gitDir))) {
     // Made beside it and renamed into place whole: two nibs starting in one workspace at once
     // both ran `git init` in the same folder, and the loser's config came out with its settings
     // twice ("core.filemode has multiple values"), which left that session without snapshots.
-    const building = `${gitDir}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const building = besideName(gitDir);
     await mkdir(building, {recursive: true, mode: 0o700});
     const created = await git(['init', '--quiet', '--bare', building], true);
     if (!created.ok) {
@@ -193,11 +192,11 @@ async function prepare(gitDir: string, root: string, git: (args: string[], bare:
       if (await isStaleWreck(gitDir)) {
         // An older nib's failed start (no HEAD, and not one being made now): moved aside, where
         // pruning removes it a day later, and this one takes its place.
-        await rename(gitDir, `${gitDir}.${process.pid}-${Math.random().toString(36).slice(2)}`).catch(() => {});
+        await rename(gitDir, besideName(gitDir)).catch(() => {});
         if (await rename(building, gitDir).then(() => true, () => false)) return excludeLikeWorkspace(gitDir, root);
       }
       await rm(building, {recursive: true, force: true});
-      if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => false, () => true)) {
+      if (!(await hasHead(gitDir))) {
         return {ok: false, error: {code: 'git-failed', message: `Undo is off for this session: ${gitDir} is not a repository nib made; remove it and start nib again.`}};
       }
     }
@@ -212,9 +211,15 @@ async function excludeLikeWorkspace(gitDir: string, root: string): Promise<Snaps
   return {ok: true, value: undefined};
 }
 
+const hasHead = (gitDir: string) => stat(join(gitDir, 'HEAD')).then(() => true, () => false);
+
+/** A name beside the repository's place (`<ws>.git.<pid>-<random>`): where one is built, or a wreck is moved; pruneSnapshots removes a day-old one. */
+const besideName = (gitDir: string) => `${gitDir}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+const BESIDE = /\.git\.\d+-[a-z0-9]+$/;
+
 /** A folder at the repository's place with no HEAD, untouched for a minute: nobody is making it now. */
 async function isStaleWreck(gitDir: string): Promise<boolean> {
-  if (await readFile(join(gitDir, 'HEAD'), 'utf8').then(() => true, () => false)) return false;
+  if (await hasHead(gitDir)) return false;
   const info = await stat(gitDir).catch(() => null);
   return info !== null && info.mtimeMs < Date.now() - 60_000;
 }
