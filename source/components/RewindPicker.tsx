@@ -104,8 +104,7 @@ function ScopeStep({chosen, onPick, onBack, width, isActive, now, graceMs}: Grac
       if (input.length === 1 && Number.isInteger(digit) && digit >= 1 && digit <= scopes.length) return setScope(digit - 1);
       // Any other key restarts the wait, even once keys count: someone typing a line (a prompt
       // they think is back in the box) rewinds nothing with the Enter that ends it.
-      const decided = grace.decides(Math.max(1, [...input].length), key.return);
-      if (decided && key.return) onPick(chosen, scopes[chosenScope.current]!.scope);
+      if (grace.decides(Math.max(1, [...input].length), key.return)) onPick(chosen, scopes[chosenScope.current]!.scope);
     },
     {isActive},
   );

@@ -109,7 +109,7 @@ export function useYesNo(onAnswer: (yes: boolean) => void, {isActive = true, oth
 }
 
 /**
- * A list's choice (a picker's Enter, /rewind's Enter or digit): it counts once the list has been
+ * A list's choice (a picker's Enter, /rewind's Enter): it counts once the list has been
  * on screen a moment with no key that could decide it (useKeyGrace), and only once; one sooner does
  * nothing but say so. `decides(keys, isChoice)` is called with every key the list does not take
  * itself (moving, filtering); a key that is no choice (`isChoice` false) restarts the wait, so the
