@@ -195,7 +195,7 @@ async function runCommand(
 
   const durationMs = performance.now() - started;
   const background = stopReason ? [] : findMarked(isOurs);
-  return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper, ended: swept, background});
+  return describeRun({exit, stopReason, timeoutMs, durationMs, heldOpen, keeper, ended: swept, background, wrapper: ctx.wrap ? file! : null});
 }
 
 /**
@@ -235,6 +235,8 @@ function describeRun(run: {
   keeper: OutputKeeper;
   ended: SweepReport | null;
   background: readonly {pid: number; command: string}[];
+  /** The program ctx.wrap ran the command under (the sandbox's bwrap), if any. */
+  wrapper: string | null;
 }): ToolResult {
   const {exit, stopReason, durationMs, keeper} = run;
   const seconds = formatSeconds(durationMs);
@@ -245,10 +247,10 @@ function describeRun(run: {
     status = `The command could not be started: ${exit.spawnError}`;
     summary = 'failed to start';
   } else if (stopReason === 'timeout') {
-    status = `Timed out after ${formatSeconds(run.timeoutMs)}: ${whatEnded(run.ended)} Use a longer timeout (max ${LIMITS.bashMaxTimeoutMs / 1000} s) or run it in the background with output to a file.`;
+    status = `Timed out after ${formatSeconds(run.timeoutMs)}: ${whatEnded(run.ended, run.wrapper)} Use a longer timeout (max ${LIMITS.bashMaxTimeoutMs / 1000} s) or run it in the background with output to a file.`;
     summary = `timeout · ${seconds}`;
   } else if (stopReason === 'aborted') {
-    status = `Interrupted by the person: ${whatEnded(run.ended)}`;
+    status = `Interrupted by the person: ${whatEnded(run.ended, run.wrapper)}`;
     summary = `interrupted · ${seconds}`;
   } else if (exit.signal) {
     status = `Killed by ${exit.signal} after ${seconds}.`;
@@ -276,11 +278,11 @@ function describeRun(run: {
 }
 
 /** What the sweep actually ended, for the model: a claim it can check, not a promise. */
-function whatEnded(report: SweepReport | null): string {
+function whatEnded(report: SweepReport | null, wrapper: string | null): string {
   if (!canSweep || !report) return "the command's process group was killed (processes that left the group, e.g. with setsid, may still run).";
-  // The sandbox's own processes (bubblewrap's two) are not the command's: named as such, not listed.
-  const isSandbox = (target: {command: string}) => /^(\S*\/)?bwrap\s/.test(target.command);
-  const own = report.ended.filter(target => !isSandbox(target));
+  // The wrapper's own processes (bubblewrap's two, running the program ctx.wrap named) are not the
+  // command's: named as such, not listed.
+  const own = report.ended.filter(target => wrapper === null || target.command.split(' ', 1)[0] !== wrapper);
   const sandbox = own.length < report.ended.length ? ' (and the sandbox around them)' : '';
   const ended = own.length > 0 ? `ended ${describeProcesses(own)}${sandbox}.` : 'no process of the command was left to end.';
   const left = report.survivors.length > 0 ? ` Could not end ${describeProcesses(report.survivors)}.` : '';
