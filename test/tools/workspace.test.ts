@@ -1,7 +1,7 @@
 import {mkdir, readdir, readFile, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {describe, expect, test} from 'vitest';
-import {protectedDirOf} from '../../source/tools/fs/guards.js';
+import {protectedOf} from '../../source/tools/fs/guards.js';
 import {resolvePath, specialFileReason, writeAtomic} from '../../source/tools/fs/workspace.js';
 import {useTempDirs} from './helpers.js';
 
@@ -41,7 +41,7 @@ describe('workspace confinement', () => {
   });
 });
 
-describe('protectedDirOf', () => {
+describe('protectedOf', () => {
   test('paths in or at a version-control directory (any depth) or .nib/ and .mcp.json (workspace root), by name, case or symlink; other paths are not', async () => {
     const root = await tempDir();
     await mkdir(path.join(root, '.git', 'hooks'), {recursive: true});
@@ -69,7 +69,7 @@ describe('protectedDirOf', () => {
       'docs/.mcp.json': null,
       '.nibrc': null,
     };
-    const found = Object.fromEntries(await Promise.all(Object.keys(cases).map(async input => [input, await protectedDirOf(root, input)])));
+    const found = Object.fromEntries(await Promise.all(Object.keys(cases).map(async input => [input, protectedOf(root, await resolvePath(root, input))])));
     expect(found).toEqual(cases);
   });
 });

@@ -63,7 +63,7 @@ export function secretPaths(env: NodeJS.ProcessEnv, extra: readonly string[] = [
  * mount fails and with it the sandbox. Hiding the target hides it through the link too, wherever
  * the target lies. A dangling link has nothing behind it to hide.
  */
-export function hiddenPaths(paths: readonly string[]): Array<{path: string; directory: boolean}> {
+function hiddenPaths(paths: readonly string[]): Array<{path: string; directory: boolean}> {
   const hidden = new Map<string, boolean>();
   for (const path of paths) {
     let real;

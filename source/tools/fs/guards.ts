@@ -2,7 +2,7 @@ import {constants} from 'node:fs';
 import {access, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {errorMessage} from '../../core/result.js';
-import {fail, isCode, isInside, resolvePath, type ExistingFile, type FsResult, type ResolvedPath} from './workspace.js';
+import {fail, isCode, isInside, type ExistingFile, type FsResult, type ResolvedPath} from './workspace.js';
 
 // The two checks that stop a write the person did not mean to allow, whatever the approval mode.
 
@@ -56,11 +56,6 @@ export function nibFileOf(root: string, resolved: ResolvedPath): string | null {
 /** What write and edit never do unasked: the version-control directory or nib file a path lands in. */
 export function protectedOf(root: string, resolved: ResolvedPath): string | null {
   return vcsDirOf(root, resolved) ?? nibFileOf(root, resolved);
-}
-
-/** The approval question of write and edit: does this argument land in a protected place? */
-export async function protectedDirOf(root: string, input: string): Promise<string | null> {
-  return protectedOf(root, await resolvePath(root, input));
 }
 
 /**

@@ -156,7 +156,6 @@ export async function readExisting(resolved: ResolvedPath): Promise<FsResult<Exi
   } catch (error) {
     if (isCode(error, 'ENOENT')) return {ok: true, value: null};
     if (isCode(error, 'ELOOP')) return changedSinceChecked(resolved);
-    if (isCode(error, 'EISDIR')) return fail('is-directory', `${resolved.display} is a directory, not a file.`);
     return fail('io', `Cannot access ${resolved.display}: ${errorMessage(error)}`);
   }
   try {
