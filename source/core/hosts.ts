@@ -25,7 +25,10 @@ function octetsOf(host: string): [number, number] | null {
 /** This machine: `localhost`, 127/8, `::1`, and 0.0.0.0 / `::` (what vLLM and llama.cpp print as their address). */
 export function isLoopback(baseURL: string): boolean {
   const host = hostOf(baseURL);
-  if (host === null) return false;
+  return host !== null && isLoopbackHost(host);
+}
+
+function isLoopbackHost(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '::') return true;
   const octets = octetsOf(host);
   return octets !== null && (octets[0] === 127 || host === '0.0.0.0');
@@ -39,7 +42,7 @@ export function isLoopback(baseURL: string): boolean {
 export function onLocalNetwork(baseURL: string): boolean {
   const host = hostOf(baseURL);
   if (host === null) return false;
-  if (isLoopback(baseURL) || host.endsWith('.local') || host.endsWith('.internal')) return true;
+  if (isLoopbackHost(host) || host.endsWith('.local') || host.endsWith('.internal')) return true;
   // IPv6: unique-local and link-local.
   if (host.includes(':')) return /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
   const octets = octetsOf(host);

@@ -25,11 +25,16 @@ export class Collector {
   private denyRule = '';
 
   /** `deniedBy`: the deny rule that forbids reading a file found, or null (a read rule covers grep too). */
+  private readonly maxBytes: number;
+  private readonly deniedBy: (file: string) => string | null;
+
   constructor(
     private readonly max: number,
-    private readonly maxBytes: number = LIMITS.grepMaxBytes,
-    private readonly deniedBy: (file: string) => string | null = () => null,
-  ) {}
+    options: {maxBytes?: number; deniedBy?: (file: string) => string | null} = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? LIMITS.grepMaxBytes;
+    this.deniedBy = options.deniedBy ?? (() => null);
+  }
 
   add(file: string, hits: FileHits): void {
     if (hits.matches === 0) return;

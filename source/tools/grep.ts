@@ -106,11 +106,12 @@ async function runGrep(args: GrepArgs, ctx: ToolContext, signal: AbortSignal, rg
   };
   const max = search.max;
   // A read rule covers grep: a file it denies is searched but never shown (its name as shown and its real path are judged).
-  const deniedBy = (relative: string) => ctx.readDenied?.([displayPath(ctx.root, path.join(dir, relative)), path.join(dir, relative)]) ?? null;
-  const collector = new Collector(max, undefined, deniedBy);
+  const show = (relative: string) => displayPath(ctx.root, path.join(dir, relative));
+  const deniedBy = (relative: string) => ctx.readDenied?.([show(relative), path.join(dir, relative)]) ?? null;
+  const collector = new Collector(max, {deniedBy});
   const found = rg ? await searchWithRipgrep(rg, search, collector) : await searchBuiltIn(search, collector);
   if (!found.ok) return errorResult(found.error);
-  return collector.render(relative => displayPath(ctx.root, path.join(dir, relative)), maxLineChars, args, resolved.display);
+  return collector.render(show, maxLineChars, args, resolved.display);
 }
 
 async function searchWithRipgrep(rg: string, search: Search, collector: Collector): Promise<FsResult<void>> {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import {z} from 'zod';
 import {LIMITS} from '../core/limits.js';
 import {countLineChanges, formatChanges} from './diff.js';
-import {decodeText, detectStyle, formatBytes, formatBytesOver, toFileText} from './fs/text.js';
+import {decodeText, detectStyle, formatBytes, toFileText} from './fs/text.js';
 import {defineTool, type ToolContext, type ToolPreview, type ToolResult} from '../core/tool.js';
 import {
   checkFresh,
@@ -82,7 +82,7 @@ export async function planFileWrite<M extends {text: string}>(
   if (size > maxBytes) {
     return fail(
       'too-large',
-      `The new content of ${resolved.display} would be ${formatBytesOver(size, maxBytes)}, over the ${formatBytes(maxBytes)} limit for files nib writes. Write a smaller file, or generate it with a command.`,
+      `The new content of ${resolved.display} would be ${formatBytes(size)}, ${(size - maxBytes).toLocaleString('en-US')} byte${size - maxBytes === 1 ? '' : 's'} over the ${formatBytes(maxBytes)} limit for files nib writes. Write a smaller file, or generate it with a command.`,
     );
   }
   return {ok: true, value: {resolved, existing: existing.value, oldText, newText, made: made.value}};

@@ -52,20 +52,3 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
 }
-
-/**
- * A size over `limit`, with as many digits as it takes to be seen over it: "1.05 MiB, over the
- * 1 MiB limit", where formatBytes gave "1.0 MiB, over the 1 MiB limit". Digits are cut, not
- * rounded, so the figure never rounds up past the limit; a size too close for three decimals
- * is given in bytes.
- */
-export function formatBytesOver(bytes: number, limit: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const unit = bytes < 1024 * 1024 ? 1024 : 1024 * 1024;
-  for (let digits = 1; digits <= 3; digits += 1) {
-    const scale = 10 ** digits;
-    const shown = Math.floor((bytes / unit) * scale) / scale;
-    if (shown * unit > limit) return `${shown.toFixed(digits)} ${unit === 1024 ? 'KiB' : 'MiB'}`;
-  }
-  return `${bytes.toLocaleString('en-US')} bytes`;
-}
