@@ -6,19 +6,19 @@ import path from 'node:path';
  * The nib that made one removes it when it exits or its session closes; one killed before that
  * (SIGKILL, a crash, a closed terminal) cannot, so the next nib does, here.
  */
-export const TEMP_NAMES = {
+const TEMP_NAMES = {
   /** A command's full output (source/tools/spill-files.ts); older nibs left the pid out. */
-  spill: /^nib-bash-(?:(\d+)-)?[0-9a-f]+\.log$/,
+  spill: {prefix: 'nib-bash', name: /^nib-bash-(?:(\d+)-)?[0-9a-f]+\.log$/, kind: 'file'},
   /**
    * The sandbox's /tmp for the session's commands (source/agent/guard/sandbox.ts): a directory,
    * removed whole, so only with the pid in its name (a `nib-sandbox-backup` is somebody's own).
    */
-  sandboxTmp: /^nib-sandbox-(\d+)-[A-Za-z0-9]{6}$/,
+  sandboxTmp: {prefix: 'nib-sandbox', name: /^nib-sandbox-(\d+)-[A-Za-z0-9]{6}$/, kind: 'directory'},
 } as const;
 
 /** How this process starts the name of its `kind` of entry (the maker adds the rest, as TEMP_NAMES reads it). */
 export function tempPrefix(kind: keyof typeof TEMP_NAMES): string {
-  return `${kind === 'spill' ? 'nib-bash' : 'nib-sandbox'}-${process.pid}-`;
+  return `${TEMP_NAMES[kind].prefix}-${process.pid}-`;
 }
 
 /**
@@ -43,9 +43,10 @@ export async function sweepStaleTemp(dir: string, now = Date.now()): Promise<str
   }
   const removed: string[] = [];
   for (const name of names) {
-    const kind = TEMP_NAMES.spill.test(name) ? 'file' : TEMP_NAMES.sandboxTmp.test(name) ? 'directory' : null;
-    if (kind === null) continue;
-    const pid = /^nib-[a-z]+-(\d+)-/.exec(name)?.[1];
+    const known = Object.values(TEMP_NAMES).find(entry => entry.name.test(name));
+    if (!known) continue;
+    const {kind} = known;
+    const pid = known.name.exec(name)![1];
     if (pid !== undefined && (Number(pid) === process.pid || isAlive(Number(pid)))) continue;
     const entry = path.join(dir, name);
     try {
