@@ -280,8 +280,7 @@ function describeRun(run: {
 /** What the sweep actually ended, for the model: a claim it can check, not a promise. */
 function whatEnded(report: SweepReport | null, wrapper: string | null): string {
   if (!canSweep || !report) return "the command's process group was killed (processes that left the group, e.g. with setsid, may still run).";
-  // The wrapper's own processes (bubblewrap's two, running the program ctx.wrap named) are not the
-  // command's: named as such, not listed.
+  // The wrapper's own processes (the sandbox's two bwraps) are not the command's: named, not listed.
   const own = report.ended.filter(target => wrapper === null || target.command.split(' ', 1)[0] !== wrapper);
   const sandbox = own.length < report.ended.length ? ' (and the sandbox around them)' : '';
   const ended = own.length > 0 ? `ended ${describeProcesses(own)}${sandbox}.` : 'no process of the command was left to end.';

@@ -1,6 +1,7 @@
 import {z} from 'zod';
 import type {Result} from '../../core/result.js';
 import type {Tool, ToolContext, ToolResult} from '../../core/tool.js';
+import {isObject} from '../provider/wire.js';
 
 /** A tool as a server lists it (`tools/list`). */
 export type McpToolInfo = {name: string; description?: string; inputSchema?: Record<string, unknown>};
@@ -42,22 +43,18 @@ export function serverNameProblem(name: string): string | null {
  * and the server's other tools stay usable. A schema with no `type` at all is kept: toParameters adds it.
  */
 export function checkToolInfo(raw: unknown): Result<McpToolInfo> {
-  const tool = isPlainObject(raw) ? raw : {};
+  const tool = isObject(raw) ? raw : {};
   const name = tool['name'];
   if (typeof name !== 'string' || name === '') return {ok: false, error: 'a tool without a name left out'};
   const left = (why: string) => ({ok: false as const, error: `tool "${name}" left out: ${why}`});
   const schema = tool['inputSchema'];
-  if (schema !== undefined && !isPlainObject(schema)) return left('its inputSchema is not a JSON object');
+  if (schema !== undefined && !isObject(schema)) return left('its inputSchema is not a JSON object');
   if (schema?.['type'] !== undefined && schema['type'] !== 'object') {
     return left(`its inputSchema has type ${JSON.stringify(schema['type'])}, but a tool's arguments are an object`);
   }
-  if (schema?.['properties'] !== undefined && !isPlainObject(schema['properties'])) return left('its inputSchema "properties" is not a JSON object');
+  if (schema?.['properties'] !== undefined && !isObject(schema['properties'])) return left('its inputSchema "properties" is not a JSON object');
   const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
   return {ok: true, value: {name, ...(description !== undefined ? {description} : {}), ...(schema ? {inputSchema: schema} : {})}};
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // The server validates its own arguments against its own schema; nib only checks that the model
