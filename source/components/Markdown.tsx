@@ -31,7 +31,8 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
   const {hasColor} = useTheme();
   const render = useMarkdown();
   const lines = useMemo(() => linesOf(render ? render(text, width, hasColor) : text), [render, text, width, hasColor]);
-  // A table row wrapped onto two lines is unreadable; cut it at the edge instead. Prose is
+  // A table's cells wrap inside columns that fit the width (markdown-table.ts); one with too many
+  // columns for that is cut at the edge, as a row wrapped by the terminal is unreadable. Prose is
   // already reflowed to the width, and code wraps, so no character of it is lost.
   return (
     <Box flexDirection="column" width={width}>

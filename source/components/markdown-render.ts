@@ -4,8 +4,9 @@
  * after the first frame (see MarkdownLoader in Markdown.tsx).
  */
 import {stripVTControlCharacters} from 'node:util';
-import {Marked} from 'marked';
+import {Marked, type Tokens} from 'marked';
 import {markedTerminal} from 'marked-terminal';
+import {drawTable} from './markdown-table.js';
 
 /** Pure apart from marked-terminal's chalk colour detection. */
 export function renderMarkdown(text: string, width: number, hasColor: boolean): string {
@@ -47,9 +48,20 @@ function createMarked(width: number): Marked {
         if (token.href === `mailto:${token.text}`) token.href = token.text;
         return false;
       },
+      // marked-terminal draws a table at its natural width, and a row wider than the terminal was
+      // cut at the edge: its cells now wrap inside columns that fit.
+      table(token) {
+        const inline = (cell: Tokens.TableCell) => unescapeEntities(this.parser.parseInline(cell.tokens));
+        return `${drawTable(token.header.map(inline), token.rows.map(row => row.map(inline)), token.align, width)}\n\n`;
+      },
     },
   });
   return marked;
+}
+
+/** What marked escapes in cell text, as marked-terminal turns it back before drawing a table. */
+function unescapeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'"})[name] ?? _);
 }
 
 function renderWith(marked: Marked, text: string, hasColor: boolean): string {

@@ -4,6 +4,7 @@ import {expect, test} from 'vitest';
 import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Markdown, MarkdownContext} from '../../source/components/Markdown.js';
 import {renderMarkdown} from '../../source/components/markdown-render.js';
+import {fitColumns} from '../../source/components/markdown-table.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {initialState, reduce} from '../../source/state/reducer.js';
 import {plain} from './helpers.js';
@@ -65,15 +66,58 @@ test('emphasis and code inside list items are rendered, not left as markdown', (
   expect(out).not.toContain('**');
 });
 
-test('a table wider than the terminal is cut at the edge, not wrapped', () => {
+/** The text of column `column` in a drawn table's body rows, its wrapped pieces joined by spaces. */
+function columnText(out: string, column: number): string[] {
+  const rows: string[][] = [[]];
+  for (const line of out.split('\n')) {
+    if (line.startsWith('├') || line.startsWith('└')) rows.push([]);
+    else if (line.startsWith('│')) rows.at(-1)!.push(line.split('│')[column + 1]!.trim());
+  }
+  return rows.filter(row => row.length > 0).map(row => row.filter(Boolean).join(' '));
+}
+
+test('a table wider than the terminal wraps its cells inside columns that fit, losing nothing', () => {
+  const cells = ['a long first cell here, with some more words', 'and a long second cell'];
+  const out = plain(renderMarkdown(`| step | result |\n|---|---|\n| ${cells[0]} | ${cells[1]} |\n| b | c |`, 30, true));
+  const lines = out.split('\n');
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+  expect(lines.length).toBeGreaterThan(7);
+  expect(columnText(out, 0)).toEqual(['step', cells[0], 'b']);
+  expect(columnText(out, 1)).toEqual(['result', cells[1], 'c']);
+});
+
+test('a word longer than its column is broken across rows, every character kept', () => {
+  const path = 'source/agent/session/a-very-long-file-name-indeed.ts';
+  const out = plain(renderMarkdown(`| file | note |\n|---|---|\n| ${path} | fine |`, 30, true));
+  for (const line of out.split('\n')) expect(line.length).toBeLessThanOrEqual(30);
+  expect(columnText(out, 0)[1]!.replaceAll(' ', '')).toBe(path);
+});
+
+test('a table that fits keeps its natural widths, and a column can be aligned', () => {
+  const out = plain(renderMarkdown('| name | size |\n|---|---:|\n| a.ts | 1 |\n| b.ts | 200 |', 80, true));
+  expect(out).toContain('│ a.ts │    1 │');
+  expect(out).toContain('│ b.ts │  200 │');
+});
+
+test('narrowed, the widest columns give way first', () => {
+  expect(fitColumns([4, 50, 30], 100)).toEqual([4, 50, 30]);
+  // 40 columns: 1 + 3 per column of borders and padding leaves 30 of text.
+  expect(fitColumns([4, 50, 30], 40)).toEqual([4, 13, 13]);
+  expect(fitColumns([4, 50, 20], 40)).toEqual([4, 13, 13]);
+  expect(fitColumns([4, 50, 8], 40)).toEqual([4, 18, 8]);
+  // Too narrow for readable columns: drawn at its natural width, cut at the edge by the view.
+  expect(fitColumns([30, 30, 30, 30, 30], 30)).toBeNull();
+});
+
+test('a table too wide for any readable columns is cut at the edge, not wrapped', () => {
   const {lastFrame} = render(
     <MarkdownContext value={renderMarkdown}>
-      <Markdown text={'| step | result |\n|---|---|\n| a long first cell here | and a long second cell |'} width={30} />
+      <Markdown text={'| a | b | c | d | e | f |\n|---|---|---|---|---|---|\n| one two | three four | five six | seven | eight | nine |'} width={24} />
     </MarkdownContext>,
   );
   const lines = plain(lastFrame()).split('\n');
   expect(lines).toHaveLength(5);
-  for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(24);
 });
 
 test('until the renderer has loaded, text shows as it is', () => {

@@ -1,0 +1,58 @@
+/**
+ * A markdown table drawn to fit the terminal: when its natural width is too wide, the widest
+ * columns are narrowed first and their cells wrap inside them (long words are broken), so the
+ * table keeps its shape and no character is lost. Pure.
+ */
+import Table from 'cli-table3';
+import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
+
+export type Align = 'left' | 'center' | 'right' | null;
+
+/** A cell's padding (one space each side) plus the border before it. */
+const CELL_EXTRA = 3;
+/** Narrower than this a column is unreadable; such a table is drawn at its natural width instead. */
+const MIN_COLUMN = 4;
+
+/**
+ * Each column's text width so that the table fits `width`: columns at or under an even share keep
+ * their width, the others get what is left, split evenly. Null when even `MIN_COLUMN` each does
+ * not fit.
+ */
+export function fitColumns(natural: readonly number[], width: number): number[] | null {
+  let room = width - 1 - CELL_EXTRA * natural.length;
+  if (natural.reduce((sum, each) => sum + each, 0) <= room) return [...natural];
+  const order = natural.map((_, index) => index).sort((a, b) => natural[a]! - natural[b]!);
+  const fitted = [...natural];
+  for (let k = 0; k < order.length; k++) {
+    const share = Math.floor(room / (order.length - k));
+    if (natural[order[k]!]! <= share) {
+      room -= natural[order[k]!]!;
+      continue;
+    }
+    if (share < MIN_COLUMN) return null;
+    // The columns from k on are all wider than the share; the rounding's leftover goes to the widest.
+    let extra = room - share * (order.length - k);
+    for (let j = order.length - 1; j >= k; j--) fitted[order[j]!] = share + (extra-- > 0 ? 1 : 0);
+    break;
+  }
+  return fitted;
+}
+
+/** Header and rows of rendered (possibly styled) cell text, as bordered lines at most `width` wide when they can be. */
+export function drawTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[], width: number): string {
+  const columns = header.length;
+  const all = [header, ...rows];
+  const natural = Array.from({length: columns}, (_, column) =>
+    Math.max(1, ...all.map(row => Math.max(0, ...(row[column] ?? '').split('\n').map(line => stringWidth(line))))),
+  );
+  const widths = fitColumns(natural, width) ?? natural;
+  const cell = (text: string, column: number) => wrapAnsi(text, widths[column]!, {hard: true, trim: true});
+  const table = new Table({
+    head: header.map(cell),
+    colWidths: widths.map(each => each + 2),
+    colAligns: align.map(each => each ?? 'left'),
+  });
+  for (const row of rows) table.push(Array.from({length: columns}, (_, column) => cell(row[column] ?? '', column)));
+  return table.toString();
+}
