@@ -22,7 +22,8 @@ export type SessionKeyOptions = {
 
 /**
  * The keys that work anywhere in a session: Esc interrupts; Ctrl+C interrupts when busy, clears the
- * input when not, and exits on a second press within 2 s; Ctrl+D on an empty input exits;
+ * input when not, and exits on a second press within 2 s if the input is empty (any other key
+ * typed in between disarms it); Ctrl+D on an empty input exits;
  * Shift+Tab cycles the approval mode; Esc twice on an empty, idle prompt opens the rewind list.
  * Returns whether a second Ctrl+C would exit now.
  */
@@ -36,13 +37,19 @@ export function useSessionKeys(options: SessionKeyOptions): {isExitArmed: boolea
 
   useInput((input, key) => {
     if (key.ctrl && input === 'c') {
-      if (armed.current) return options.onExit();
-      if (options.isBusy) options.onInterrupt();
+      // Armed, a press still clears what was typed since: it exits only with nothing to lose.
+      if (armed.current && options.isInputEmpty) return options.onExit();
+      if (options.isBusy && !armed.current) options.onInterrupt();
       else options.onClearInput();
       arm(true);
       clearTimeout(disarm.current);
       disarm.current = setTimeout(() => arm(false), exitWindowMs);
       return;
+    }
+    // Typing after a Ctrl+C means staying: the exit it armed is off.
+    if (armed.current) {
+      clearTimeout(disarm.current);
+      arm(false);
     }
     if (!options.isActive) return;
     if (key.escape && options.isBusy) return options.onInterrupt();

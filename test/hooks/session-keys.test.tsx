@@ -1,4 +1,5 @@
-import {Text} from 'ink';
+import {Text, useInput} from 'ink';
+import {useState} from 'react';
 import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
 import {useSessionKeys, type SessionKeyOptions} from '../../source/hooks/use-session-keys.js';
@@ -44,4 +45,31 @@ test('two presses far apart are two single presses: no rewind', async () => {
   await type(keys.escape);
   await new Promise(resolve => setTimeout(resolve, 100));
   expect(rewinds()).toBe(0);
+});
+
+/** A prompt that keeps what is typed, so the keys see whether the input is empty. */
+function Typing({onExit}: {onExit: () => void}) {
+  const [text, setText] = useState('');
+  const {isExitArmed} = useSessionKeys({isBusy: false, isInputEmpty: text === '', isActive: true, onInterrupt: () => {}, onClearInput: () => setText(''), onExit, onCycleMode: () => {}, exitWindowMs: 60_000});
+  useInput((input, key) => {
+    if (!key.ctrl && !key.meta && input) setText(value => value + input);
+  });
+  return <Text>{`[${text}]${isExitArmed ? ' armed' : ''}`}</Text>;
+}
+
+test('a Ctrl+C after typing again clears the new text instead of exiting; only an empty prompt exits', async () => {
+  let exits = 0;
+  const app = render(<Typing onExit={() => exits++} />);
+  const type = typist(app.stdin);
+  await type('first');
+  await type(keys.ctrlC);
+  await waitFor(() => expect(app.lastFrame()).toBe('[] armed'));
+  await type('important second prompt');
+  // Typing disarmed the exit: the hint is gone.
+  await waitFor(() => expect(app.lastFrame()).toBe('[important second prompt]'));
+  await type(keys.ctrlC);
+  await waitFor(() => expect(app.lastFrame()).toBe('[] armed'));
+  expect(exits).toBe(0);
+  await type(keys.ctrlC);
+  await waitFor(() => expect(exits).toBe(1));
 });
