@@ -77,11 +77,15 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
     if (started.current) return;
     started.current = true;
     for (const text of notices ?? []) dispatch({type: 'notice', text});
-    if (pickFirst) void openPicker(session, dispatch);
-    else if (session.chooseModel) openModelPicker(session, dispatch);
-    else if (initialPrompt) send(initialPrompt);
+    // A prompt from the command line is sent as if typed (slash commands run, history keeps it);
+    // when a picker comes first, it waits in the input for Enter once a choice is made.
+    if (pickFirst || session.chooseModel) {
+      if (initialPrompt) setInput(initialPrompt);
+      if (pickFirst) void openPicker(session, dispatch);
+      else openModelPicker(session, dispatch);
+    } else if (initialPrompt) submit(initialPrompt);
     else if (typedAhead?.sent) submit(typedAhead.text);
-  }, [pickFirst, initialPrompt, typedAhead, session, dispatch, send, submit, notices]);
+  }, [pickFirst, initialPrompt, typedAhead, session, dispatch, submit, notices]);
 
   // Exits once the interrupted turn has wound down: its command group is killed and its events are
   // in the session log.

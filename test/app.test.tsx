@@ -5,6 +5,9 @@ import {join} from 'node:path';
 import {render} from 'ink-testing-library';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import {renderApp} from './support/render-app.js';
+import {resolveConfig} from '../source/agent/config/config.js';
+import {parseFlags} from '../source/agent/config/flags.js';
+import {openSession} from '../source/agent/session/open.js';
 import {createSandbox, openTestSession} from './support/session.js';
 import {startOpenAiServer, type OpenAiServer, type Script} from './support/openai-server.js';
 import {sse} from './support/sse.js';
@@ -206,6 +209,51 @@ test('slash commands: /help, /mode, /usage, unknown ones', async () => {
   await app.type('/nope', keys.enter);
   await waitFor(() => expect(app.screen()).toContain('unknown command /nope'));
   expect(server!.requests).toHaveLength(0);
+});
+
+test('a prompt given on the command line runs as if typed: a slash command runs, and history keeps it', async () => {
+  const help = await start([], {prompt: '/help'});
+  await waitFor(() => expect(help.screen()).toContain('/model [NAME]  switch the model'));
+  expect(server!.requests).toHaveLength(0);
+  unmount?.();
+  await server?.close();
+  const app = await start([sse.text('answered')], {prompt: 'hello from the command line'});
+  await waitFor(() => expect(app.screen()).toContain('answered'));
+  expect(server!.requests[0]!.body.messages.at(-1)).toMatchObject({role: 'user', content: 'hello from the command line'});
+  const saved = () => readFileSync(app.historyFile, 'utf8').trim().split('\n').map(line => JSON.parse(line));
+  // The same history file for both: each prompt as typed, the command too.
+  await waitFor(() => expect(saved()).toEqual(['/help', 'hello from the command line']));
+});
+
+test('a prompt given on the command line waits in the input while the model picker asks first', async () => {
+  server = await startOpenAiServer([sse.text('from the chosen model')], {persona: {kind: 'ollama', window: 8192, models: ['llama3.2:3b', 'qwen3:8b']}});
+  const sandbox = await createSandbox('nib-app-');
+  cleanups.push(sandbox.cleanup);
+  const flags = parseFlags(['--cwd', dir, '--base-url', server.url]);
+  if (!flags.ok) throw new Error(flags.error);
+  const config = await resolveConfig({flags: flags.value, env: sandbox.env, cwd: dir});
+  if (!config.ok) throw new Error(config.error);
+  const opened = await openSession(config.value, sandbox.env, {canAsk: true});
+  if (!opened.ok) throw new Error(opened.error);
+  const session = opened.value;
+  const app = await renderApp(session, {historyFile: join(dir, '.state', 'history'), prompt: 'fix the failing test please'});
+  unmount = () => {
+    app.unmount();
+    void session.close();
+  };
+  await waitFor(() => expect(app.screen()).toContain('qwen3:8b'));
+  // The picker takes a key only after a pause (keys typed for something else are not a choice).
+  await new Promise(resolve => setTimeout(resolve, 400));
+  await app.type(keys.down);
+  await new Promise(resolve => setTimeout(resolve, 400));
+  await app.type(keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('› fix the failing test please'), app.screen);
+  expect(server.requests.filter(request => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+  await app.type(keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('from the chosen model'));
+  const chat = server.requests.find(request => request.path.endsWith('/chat/completions'))!;
+  expect(chat.body).toMatchObject({model: 'qwen3:8b'});
+  expect(chat.body.messages.at(-1)).toMatchObject({role: 'user', content: 'fix the failing test please'});
 });
 
 test('a command sent after an answer sees the session as it is now', async () => {
