@@ -81,11 +81,11 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     }
 
     if (options.compaction && !autoFailed && options.compaction.shouldCompact(history)) {
-      yield* announce();
       autoFailed = !(yield* compactNow('auto'));
     }
     if (options.compaction?.fits && !options.compaction.fits(history)) {
-      yield* announce();
+      // Not sent: taken back unless a compaction already carried it into the history.
+      if (!announced) history.pop();
       yield {type: 'error', code: 'context-full', message: options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.'};
       yield {type: 'turn-end', reason: 'error', at: now()};
       return;
@@ -118,11 +118,18 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       }
       if (!overflowRetried) {
         overflowRetried = true;
-        yield* announce();
         if (yield* compactNow('overflow')) {
           round--;
           continue;
         }
+      }
+      // Refused, with nothing left to compact: the prompt is taken back (not kept to be refused
+      // again with the next one), unless a compaction of this turn already carried it in.
+      if (!announced) {
+        history.pop();
+        yield {type: 'error', message: turn.error ?? 'The request failed.', code: 'provider'};
+        yield {type: 'turn-end', reason: 'error', at: now()};
+        return;
       }
     }
     yield* announce();
@@ -202,6 +209,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       return false;
     }
     history.splice(0, history.length, ...result.value.history);
+    // The compacted history holds the prompt: it is logged before the compaction that carries it.
+    yield* announce();
     yield {
       type: 'compaction',
       reason,

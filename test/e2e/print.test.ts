@@ -416,6 +416,24 @@ describe('nib -p against a local server with a small window', () => {
     expect(result.stderr).not.toMatch(/Nothing to compact/);
   });
 
+  test('a prompt nib thought would fit but the server refused is taken back: the next prompt of the session works', async () => {
+    // Over 80% of the window by nib's estimate, over all of it by the server's count (a tokenizer
+    // that splits this text finely): the turn first tries to compact (nothing to compact yet),
+    // then sends, and is refused.
+    const big = 'abcdefg '.repeat(870);
+    const first = await local({kind: 'llama.cpp', window: 4096, charsPerToken: 2.5}, [sse.text('hello again')], ['--model', 'm', '-p', big]);
+    expect(first.code).toBe(1);
+    expect(server!.requests).toHaveLength(1);
+    expect(first.stderr.split('\n')[0]).toMatch(/^nib: Not sent: this prompt is about [\d.]+k tokens; the server's window is 4,096/);
+    const next = await runNib(sandbox, ['--base-url', server!.url, '--model', 'm', '--continue', '-p', 'say hi']);
+    results.push(next);
+    expect(next.stderr).not.toMatch(/400|Not sent|refused/);
+    expect(next.code).toBe(0);
+    expect(next.stdout).toBe('hello again');
+    const sent = server!.requests[1]!.body.messages.filter(message => message.role === 'user');
+    expect(sent.map(message => message.content)).toEqual(['say hi']);
+  });
+
   test('no model configured: the server\'s only model is used and named', async () => {
     const result = await local({kind: 'llama.cpp', window: 16384, models: ['qwen2.5-coder-7b.gguf']}, [sse.text('hello')], ['-p', 'say hi']);
     expect(result.code).toBe(0);

@@ -121,7 +121,7 @@ export async function startOpenAiServer(script: Script, options: ServerOptions =
       rawBody,
     };
     if (persona?.window !== undefined) {
-      recorded.promptTokens = countTokens(recorded.body);
+      recorded.promptTokens = countTokens(recorded.body, persona.charsPerToken);
       recorded.overWindow = recorded.promptTokens > persona.window;
     }
     const index = requests.push(recorded) - 1;

@@ -25,6 +25,8 @@ export type Persona = {
   numCtx?: number;
   /** LM Studio / Ollama: what the model was trained for. */
   maxWindow?: number;
+  /** Characters per token of the server's count (3.5 by default); fewer for a text its tokenizer splits finely. */
+  charsPerToken?: number;
 };
 
 export type Reply = {status: number; body: string};
@@ -34,14 +36,14 @@ export type Reply = {status: number; body: string};
  * (3.5, plus a framing cost per message), so a fit check that trusts its own estimate too much
  * fails here the way it would on a real tokenizer.
  */
-export function countTokens(body: RecordedBody): number {
+export function countTokens(body: RecordedBody, charsPerToken = 3.5): number {
   let chars = 0;
   for (const message of body.messages) {
     chars += typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content ?? '').length;
     if (Array.isArray(message.tool_calls)) chars += JSON.stringify(message.tool_calls).length;
   }
   if (body.tools) chars += JSON.stringify(body.tools).length;
-  return Math.ceil(chars / 3.5) + 6 * body.messages.length;
+  return Math.ceil(chars / charsPerToken) + 6 * body.messages.length;
 }
 
 /** The answer to a metadata route, or null when this server has no such route (then a 404). */
