@@ -84,9 +84,10 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       autoFailed = !(yield* compactNow('auto'));
     }
     if (options.compaction?.fits && !options.compaction.fits(history)) {
+      const message = options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.';
       // Not sent: taken back unless a compaction already carried it into the history.
       if (!announced) history.pop();
-      yield {type: 'error', code: 'context-full', message: options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.'};
+      yield {type: 'error', code: 'context-full', message};
       yield {type: 'turn-end', reason: 'error', at: now()};
       return;
     }
