@@ -59,7 +59,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   // The prompt as of the last key. The input and this component's own changes write it at once,
   // so the keys of one read (a burst) each see what the ones before them did.
   const line = useRef<Line>({value, cursor: value.length});
-  /** The prompt set from outside the input (history, completion, a paste): the cursor goes to its end. */
+  /** The prompt set from outside the input (history, completion): the cursor goes to its end. */
   const setLine = (next: string) => {
     line.current = {value: next, cursor: next.length};
     return next;
@@ -85,7 +85,11 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   // Bracketed paste: a pasted block lands in the prompt whole, line breaks included, never sent.
   usePaste(
     pasted => {
-      change(setLine(line.current.value + pasted.replace(/\r\n?/g, '\n')));
+      // At the cursor, which then stands after the pasted text.
+      const {value: text, cursor} = line.current;
+      const insert = pasted.replace(/\r\n?/g, '\n');
+      line.current = {value: text.slice(0, cursor) + insert + text.slice(cursor), cursor: cursor + insert.length};
+      change(line.current.value);
     },
     {isActive},
   );

@@ -162,6 +162,16 @@ test('a bracketed paste keeps its line breaks and is not sent; Enter then sends 
   await waitFor(() => expect(sent).toEqual(['note: alpha\nbeta\ngamma']));
 });
 
+test('a paste goes in at the cursor, which then stands after it', async () => {
+  const {type, sent, lastFrame} = setup();
+  await new Promise(resolve => setTimeout(resolve, 60));
+  await type('hello world', keys.left, keys.left, keys.left, keys.left, keys.left);
+  await type('\u001B[200~PASTED \u001B[201~');
+  await type('!', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['hello PASTED !world']), () => JSON.stringify(sent));
+  expect(plain(lastFrame())).toBe('›');
+});
+
 test('@ lists workspace paths; Tab or Enter puts the chosen one in, a folder keeps the list open', async () => {
   const {type, sent, lastFrame} = setup();
   await type('explain @');

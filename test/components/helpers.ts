@@ -12,6 +12,7 @@ export const keys = {
   escape: '\u001B',
   up: '\u001B[A',
   down: '\u001B[B',
+  left: '\u001B[D',
   tab: '\t',
   shiftTab: '\u001B[Z',
   ctrlC: '\u0003',
