@@ -108,13 +108,23 @@ export async function parseCommandFile(text: string): Promise<{ok: true; value: 
  */
 export function expandCustomCommand(command: Pick<CustomCommand, 'body'>, args: string): string {
   const trimmed = args.trim();
-  const words = splitArguments(trimmed);
-  let used = false;
-  const body = command.body.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string) => {
-    used = true;
-    return which === 'ARGUMENTS' ? trimmed : (words[Number(which) - 1] ?? '');
+  const words = [...trimmed.matchAll(WORD)];
+  let all = false;
+  let last = 0;
+  const body = command.body.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string, at: number, text: string) => {
+    if (which === 'ARGUMENTS') {
+      all = true;
+      return trimmed;
+    }
+    const n = Number(which);
+    last = Math.max(last, n);
+    const word = words[n - 1] ? wordOf(words[n - 1]!) : '';
+    // `@$1` with a path that has a space: quoted, or the mention would stop at the space.
+    return text[at - 1] === '@' && /\s/.test(word) && !word.includes('"') ? `"${word}"` : word;
   });
-  return asModelText(used || trimmed === '' ? body : `${body}\n\nArguments: ${trimmed}`);
+  // What no placeholder took (all of it, or the words after the last one used), as typed.
+  const rest = all ? '' : last === 0 ? trimmed : words[last] ? trimmed.slice(words[last]!.index).trim() : '';
+  return asModelText(rest === '' ? body : `${body}\n\nArguments: ${rest}`);
 }
 
 /**
@@ -126,11 +136,12 @@ function asModelText(text: string): string {
   return text.startsWith('!') ? ` ${text}` : text;
 }
 
+const WORD = /"([^"]*)"|'([^']*)'|(\S+)/g;
+const wordOf = (match: RegExpMatchArray) => match[1] ?? match[2] ?? match[3]!;
+
 /** Words, with "double" or 'single' quotes keeping spaces together, as a shell would. */
 export function splitArguments(text: string): string[] {
-  const words: string[] = [];
-  for (const match of text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]!);
-  return words;
+  return [...text.matchAll(WORD)].map(wordOf);
 }
 
 /** `/name args` when `name` is one of the commands; the expanded prompt, or null when it is not one. */

@@ -45,6 +45,15 @@ describe('expandCustomCommand', () => {
   test('arguments with no placeholder to go to are added, never dropped', () => {
     expect(expandCustomCommand({body: 'Write tests.'}, 'for the parser')).toBe('Write tests.\n\nArguments: for the parser');
     expect(expandCustomCommand({body: 'Write tests.'}, '')).toBe('Write tests.');
+    // Words after the last placeholder used, as typed (line breaks too).
+    const review = 'Review @$1 for bugs, focusing on $2.';
+    expect(expandCustomCommand({body: review}, 'src/a.ts errors and also "check naming"')).toBe('Review @src/a.ts for bugs, focusing on errors.\n\nArguments: and also "check naming"');
+    expect(expandCustomCommand({body: review}, 'src/a.ts\nplease also check\nthe tests')).toBe('Review @src/a.ts for bugs, focusing on please.\n\nArguments: also check\nthe tests');
+    expect(expandCustomCommand({body: review}, 'src/a.ts')).toBe('Review @src/a.ts for bugs, focusing on .');
+  });
+
+  test('a word with a space put after @ is quoted, so the mention takes the whole path', () => {
+    expect(expandCustomCommand({body: 'Review @$1 and $1.'}, '"src/a b.ts"')).toBe('Review @"src/a b.ts" and src/a b.ts.');
   });
 
   test('a body (or argument) starting with ! stays text for the model, never a !command', () => {
