@@ -80,14 +80,21 @@ async function runInteractiveApp(config: Config): Promise<number> {
   }
 }
 
-/** `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as given. */
-async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<string> {
-  if (!prompt.trimStart().startsWith('/')) return prompt;
+/**
+ * `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as
+ * given. A `/name` that is no command is refused, as the TUI refuses it: a typo would otherwise go
+ * to the model as text and the script would see success.
+ */
+async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<Result<string, string>> {
+  const name = /^\/([\w.-]+)(?:\s|$)/.exec(prompt.trim())?.[1];
+  if (name === undefined) return {ok: true, value: prompt};
   const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
   const {nibDir} = await import('./agent/config/xdg.js');
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
-  return expandCustomPrompt(prompt, loaded.commands) ?? prompt;
+  const expanded = expandCustomPrompt(prompt, loaded.commands);
+  if (expanded !== null) return {ok: true, value: expanded};
+  return {ok: false, error: `unknown command /${name}: print mode runs custom commands (.nib/commands/NAME.md, ~/.config/nib/commands/NAME.md)${loaded.commands.length > 0 ? `, here ${loaded.commands.map(command => `/${command.name}`).join(', ')}` : ', and there are none here'}; nothing was sent`};
 }
 
 /**
@@ -136,7 +143,8 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
     const sent = await withCustomCommand(prompt, session.value.root, builtIns.names);
-    const code = await runPrint(config, session.value, sent, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
+    if (!sent.ok) return fail(sent.error);
+    const code = await runPrint(config, session.value, sent.value, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;
   } finally {
     removeHandlers();

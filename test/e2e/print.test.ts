@@ -504,6 +504,19 @@ describe('nib -p: @files and custom commands', () => {
     expect(server!.requests).toHaveLength(0);
   });
 
+  test('nib -p with a /name that is no command: refused with the commands there are, nothing sent; a path is a prompt', async () => {
+    await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'review.md'), 'Review $ARGUMENTS\n');
+    const typo = await nib([sse.text('never')], ['-p', '/reveiw src/a.ts']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/^nib: unknown command \/reveiw: print mode runs custom commands .*, here \/review; nothing was sent\n$/);
+    expect(server!.requests).toHaveLength(0);
+    await server!.close();
+    const path = await nib([sse.text('looked')], ['-p', '/src/app.ts is broken']);
+    expect(path.code).toBe(0);
+    expect(lastUserSent()).toContain('/src/app.ts is broken');
+  });
+
   test('a custom command whose body starts with ! goes to the model as text and runs nothing', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
     const marker = join(sandbox.workspace, 'pwned');
@@ -514,12 +527,12 @@ describe('nib -p: @files and custom commands', () => {
     expect(lastUserSent()).toContain(`!touch ${marker}`);
   });
 
-  test('a custom command file that cannot be read is named on stderr and the prompt goes as typed', async () => {
+  test('a custom command file that cannot be read is named on stderr, and its /name is refused, not sent as text', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
     await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\n---\nbody\n');
     const result = await nib([sse.text('Done.')], ['-p', '/broken now']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/broken\.md: the front matter is not valid YAML .*; not loaded/);
-    expect(lastUserSent()).toBe('/broken now');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken\.md: the front matter is not valid YAML .*; not loaded\n.*unknown command \/broken: .*nothing was sent/s);
+    expect(server!.requests).toHaveLength(0);
   });
 });
