@@ -116,6 +116,12 @@ export async function resolveConfig(input: {
     DEFAULT_BASE_URL
   ).replace(/\/+$/, '');
   if (!URL.canParse(baseURL)) return {ok: false, error: `the base URL "${redactUrlCredentials(baseURL)}" is not a URL`};
+  // `localhost:8080/v1` parses, as a URL of the scheme "localhost:": it would be retried, and
+  // taken for a remote server, instead of said.
+  const scheme = new URL(baseURL).protocol;
+  if (scheme !== 'http:' && scheme !== 'https:') {
+    return {ok: false, error: `the base URL "${redactUrlCredentials(baseURL)}" must start with http:// or https://${/^[\w.-]+:\d/.test(baseURL) ? ` (e.g. http://${redactUrlCredentials(baseURL)})` : ''}`};
+  }
   // nib appends its routes (/chat/completions, /models) to the URL: after a query they would land in it.
   if (/[?#]/.test(baseURL)) {
     return {ok: false, error: `the base URL "${redactUrlCredentials(baseURL.replace(/[?#].*$/, ''))}…" has a query or fragment; give it without (nib adds /chat/completions to its path; a key goes in ${preset?.keyEnv ?? 'OPENAI_API_KEY'})`};

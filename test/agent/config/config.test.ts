@@ -82,6 +82,13 @@ describe('resolveConfig', () => {
     expect(result).toEqual({ok: false, error: 'the base URL "https://[redacted]@host/v1…" has a query or fragment; give it without (nib adds /chat/completions to its path; a key goes in OPENAI_API_KEY)'});
   });
 
+  test('a base URL without http:// or https:// is refused at once, with the fix when it is host:port', async () => {
+    const bare = await resolveConfig({flags: flags(['--base-url', 'localhost:18931/v1']), env: env(), cwd: home});
+    expect(bare).toEqual({ok: false, error: 'the base URL "localhost:18931/v1" must start with http:// or https:// (e.g. http://localhost:18931/v1)'});
+    const ftp = await resolveConfig({flags: flags([]), env: {...env(), OPENAI_BASE_URL: 'ftp://host/v1'}, cwd: home});
+    expect(ftp).toEqual({ok: false, error: 'the base URL "ftp://host/v1" must start with http:// or https://'});
+  });
+
   test('a bad config file names the path and the field', async () => {
     const path = await writeConfig(JSON.stringify({model: 'm', maxRounds: 'lots'}));
     const result = await resolveConfig({flags: flags([]), env: env(), cwd: home});
