@@ -61,7 +61,8 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'text-delta':
       return withText(foldReasoning(s), s.live.text + input.text);
     case 'retry':
-      return append(s, {kind: 'notice', text: `${input.message}; retrying in ${formatSeconds(input.delayMs)}`});
+      // The provider's message already says when and which attempt (as print mode shows it).
+      return append(s, {kind: 'notice', text: input.message});
     case 'message':
       return s;
     case 'tool-call':

@@ -90,7 +90,7 @@ test('every kind of finished item', () => {
     {type: 'text-delta', text: 'Reading.', at: 5000},
     {type: 'tool-call', id: 'r', name: 'read', arguments: '{"path":"a.ts"}', keyArg: 'a.ts'},
     {type: 'tool-result', id: 'r', name: 'read', isError: false, content: 'x', detail: {summary: 'read 3 lines'}, at: 5100},
-    {type: 'retry', attempt: 1, delayMs: 1000, message: '500 from server'},
+    {type: 'retry', attempt: 2, delayMs: 1000, message: '500 from server; retrying in 1 s (attempt 2 of 5)'},
     {type: 'error', message: 'connection reset'},
   ]);
   const frame = plain(render(<Screen state={state} />).lastFrame());
@@ -98,7 +98,8 @@ test('every kind of finished item', () => {
   expect(frame).toContain('✻ thought for 4 s');
   expect(frame).toContain('Reading.');
   expect(frame).toContain('✓ read a.ts · read 3 lines');
-  expect(frame).toContain('500 from server; retrying in 1 s');
+  expect(frame).toContain('500 from server; retrying in 1 s (attempt 2 of 5)');
+  expect(frame).not.toMatch(/retrying in .*retrying in/);
   expect(frame).toContain('✗ connection reset');
 });
 

@@ -103,9 +103,9 @@ describe('reduce: one event kind at a time', () => {
     expect(strip(state)).toEqual([{kind: 'reasoning', durationMs: null}]);
   });
 
-  test('retry adds a notice', () => {
-    const state = fold([{type: 'retry', attempt: 1, delayMs: 2000, message: '429 Too Many Requests'}]);
-    expect(strip(state)).toEqual([{kind: 'notice', text: '429 Too Many Requests; retrying in 2 s'}]);
+  test('retry adds a notice: the provider\'s message, which says when, once', () => {
+    const state = fold([{type: 'retry', attempt: 2, delayMs: 2000, message: '429 Too Many Requests; retrying in 2 s (attempt 2 of 5)'}]);
+    expect(strip(state)).toEqual([{kind: 'notice', text: '429 Too Many Requests; retrying in 2 s (attempt 2 of 5)'}]);
   });
 
   test('message changes nothing on screen', () => {
