@@ -342,6 +342,20 @@ describe('nib -p', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^nib: no model configured: pass --model NAME.* \(asked, http:\/\/\[redacted\]@127\.0\.0\.1:9\/v1 gave no list of its models\)\n$/);
 
+    // No model, and a server that refuses the key (401 to every route): the key is named first.
+    const refusing = createServer((_req, res) => {
+      res.writeHead(401, {'content-type': 'application/json'});
+      res.end('{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}');
+    });
+    await new Promise<void>(resolve => refusing.listen(0, '127.0.0.1', resolve));
+    const port = (refusing.address() as AddressInfo).port;
+    const wrongKey = await runNib(sandbox, ['-p', 'hi', '--base-url', `http://127.0.0.1:${port}/v1`], {env: {NIB_MODEL: '', OPENAI_API_KEY: 'sk-wrong'}});
+    await new Promise(resolve => refusing.close(resolve));
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.stderr).toMatch(/^nib: http:\/\/127\.0\.0\.1:\d+\/v1 refused the key when asked its models \(401 Unauthorized\): check OPENAI_API_KEY; then no model configured: pass --model NAME/);
+    expect(wrongKey.stderr).not.toContain('sk-wrong');
+    results.push(wrongKey);
+
     const badFlag = await runNib(sandbox, ['-p', 'hi', '--approval-mode', 'maybe']);
     expect(badFlag.code).toBe(1);
     expect(badFlag.stderr).toMatch(/--approval-mode/);

@@ -25,6 +25,8 @@ export type ServerInfo = {
   source: string | null;
   /** Ollama only: the model is not loaded yet, so `window` is what it will be loaded with. */
   beforeLoad?: boolean;
+  /** GET /models was refused as unauthorised (401 or 403): the key, not the list, is the problem. */
+  keyRefused?: number;
 };
 
 export type ProbeOptions = {
@@ -39,8 +41,8 @@ export type ProbeOptions = {
   signal?: AbortSignal;
 };
 
-/** One request as the probe needs it: whether it succeeded, and its body. */
-export type ProbeRequest = (url: string, init: SendInit) => Promise<{ok: boolean; text(): Promise<string>}>;
+/** One request as the probe needs it: whether it succeeded (and its status), and its body. */
+export type ProbeRequest = (url: string, init: SendInit) => Promise<{ok: boolean; status: number; text(): Promise<string>}>;
 
 /** The most of an answer read: OpenRouter's model list is a few MB. */
 const MAX_ANSWER = 32 * 1024 * 1024;
@@ -51,7 +53,7 @@ const MAX_ANSWER = 32 * 1024 * 1024;
  */
 const viaNode: ProbeRequest = async (url, init) => {
   const answer = await send(url, init);
-  return {ok: answer.ok, text: () => answer.text(MAX_ANSWER)};
+  return {ok: answer.ok, status: answer.status, text: () => answer.text(MAX_ANSWER)};
 };
 
 /** Ollama's window for a model loaded without num_ctx or OLLAMA_CONTEXT_LENGTH (GPUs under 24 GiB). */
@@ -94,7 +96,8 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   // first request instead of two. Anywhere else they are asked only if the list says nothing.
   const local = isHostedProvider(base) ? null : options.model && onLocalNetwork(base) ? localRoutes(root, get) : undefined;
 
-  const listing = await get(`${base}/models`);
+  let listStatus = 0;
+  const listing = await getJson(`${base}/models`, options, undefined, status => (listStatus = status));
   const data = Array.isArray(listing?.data) ? (listing.data as unknown[]).filter(isObject) : null;
   const models = data ? data.map(entry => entry.id).filter((id): id is string => typeof id === 'string') : null;
   const wanted = options.model ?? (models?.length === 1 ? models[0] : undefined);
@@ -116,7 +119,7 @@ export async function probeServer(options: ProbeOptions): Promise<ServerInfo> {
   }
 
   const known = wanted ? knownWindow(wanted) : null;
-  return {kind: 'other', models, window: known, source: known === null ? null : 'known model'};
+  return {kind: 'other', models, window: known, source: known === null ? null : 'known model', ...(listStatus === 401 || listStatus === 403 ? {keyRefused: listStatus} : {})};
 }
 
 type Get = (url: string, body?: unknown) => Promise<Json | null>;
@@ -171,7 +174,7 @@ function ollamaBeforeLoad(shown: Json | null): Pick<ServerInfo, 'window' | 'sour
   return {window, source: numCtx ? 'Ollama Modelfile num_ctx' : 'Ollama default', beforeLoad: true};
 }
 
-async function getJson(url: string, options: ProbeOptions, body?: unknown): Promise<Json | null> {
+async function getJson(url: string, options: ProbeOptions, body?: unknown, onStatus?: (status: number) => void): Promise<Json | null> {
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 1500)];
   if (options.signal) signals.push(options.signal);
   // Compressed, as fetch asks: OpenRouter's model list is a few MB, within the same deadline.
@@ -184,6 +187,7 @@ async function getJson(url: string, options: ProbeOptions, body?: unknown): Prom
     const answer = await (options.request ?? viaNode)(url, {method: text === undefined ? 'GET' : 'POST', headers, ...(text === undefined ? {} : {body: text}), signal});
     // Read to its end either way, so the connection stays open for the next request.
     const read = await answer.text();
+    onStatus?.(answer.status);
     return answer.ok ? jsonObject(read) : null;
   } catch {
     return null;

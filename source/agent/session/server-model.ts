@@ -11,8 +11,8 @@ import type {Result} from '../../core/result.js';
 export type ServerModels =
   | {kind: 'one'; model: string; notice: string}
   | {kind: 'several'; models: string[]}
-  /** `unlisted`: asked, the server gave no model list (down, slow, or not a server that has one). */
-  | {kind: 'none'; unlisted: boolean};
+  /** `unlisted`: asked, the server gave no model list (down, slow, or not a server that has one); `keyRefused`: it said 401 or 403. */
+  | {kind: 'none'; unlisted: boolean; keyRefused?: number};
 
 /** How long nib waits for the model list before saying no model is configured. */
 const LIST_TIMEOUT_MS = 3_000;
@@ -29,7 +29,7 @@ export async function modelsFromServer(config: Config, fetchImpl?: typeof fetch)
   const models = info.models ?? [];
   if (models.length === 1) return {kind: 'one', model: models[0]!, notice: `No model configured; using the server's only model, ${models[0]}.`};
   if (models.length > 1) return {kind: 'several', models};
-  return {kind: 'none', unlisted: info.models === null};
+  return {kind: 'none', unlisted: info.models === null, ...(info.keyRefused ? {keyRefused: info.keyRefused} : {})};
 }
 
 /** Print mode's error for a server with several models. */
@@ -50,12 +50,18 @@ type Chosen = {config: Config; notice?: string; chooseModel: boolean; models?: s
 export async function modelFromServer(config: Config, canAsk: boolean): Promise<Result<Chosen & {problem?: string}>> {
   const chosen = await choose(config, canAsk);
   if (!chosen.ok) return chosen;
-  const {unlisted, ...value} = chosen.value;
+  const {unlisted, keyRefused, ...value} = chosen.value;
   const problem = readinessProblem(value.config);
-  return {ok: true, value: problem ? {...value, problem: unlisted && !value.config.model ? `${problem} (asked, ${config.baseURL} gave no list of its models)` : problem} : value};
+  if (!problem) return {ok: true, value};
+  // A wrong key is the thing to fix first: a model set now would only meet the same refusal.
+  const why = keyRefused
+    ? `${config.baseURL} refused the key when asked its models (${keyRefused} ${keyRefused === 401 ? 'Unauthorized' : 'Forbidden'}): check ${config.keyEnv}; then `
+    : '';
+  const listed = unlisted && !value.config.model && !keyRefused ? ` (asked, ${config.baseURL} gave no list of its models)` : '';
+  return {ok: true, value: {...value, problem: `${why}${problem}${listed}`}};
 }
 
-async function choose(config: Config, canAsk: boolean): Promise<Result<Chosen & {unlisted?: boolean}>> {
+async function choose(config: Config, canAsk: boolean): Promise<Result<Chosen & {unlisted?: boolean; keyRefused?: number}>> {
   if (config.model) return {ok: true, value: {config, chooseModel: false}};
   const found = await modelsFromServer(config);
   if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
@@ -65,5 +71,5 @@ async function choose(config: Config, canAsk: boolean): Promise<Result<Chosen & 
     // The list goes to the picker shown at start, before the window probe has answered.
     return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true, models: found.models}};
   }
-  return {ok: true, value: {config, chooseModel: false, unlisted: found.unlisted}};
+  return {ok: true, value: {config, chooseModel: false, unlisted: found.unlisted, ...(found.keyRefused ? {keyRefused: found.keyRefused} : {})}};
 }
