@@ -112,7 +112,7 @@ export class SessionStore {
    * problem is reported once through takeNotices().
    */
   async observe(event: AgentEvent, history: readonly Message[]): Promise<void> {
-    this.window.tracker.observe(event, history.length, history);
+    this.window.observe(event, history);
     if (event.type === 'turn-start') this.turns++;
     await this.guardLog(() => this.log.observe(event));
   }

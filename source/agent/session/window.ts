@@ -1,6 +1,7 @@
 import {answerReserve, ContextTracker, estimateTokens, estimateToolTokens} from '../context.js';
 import {fitHistory} from '../fit.js';
 import type {LoopCompaction} from '../loop.js';
+import type {AgentEvent} from '../../core/events.js';
 import type {Message} from '../../core/messages.js';
 import type {ChatProvider, ContextRefusal, ToolDefinition} from '../../core/chat.js';
 import {probeServer, tableWindow, type ProbeOptions, type ServerInfo, type ServerKind} from '../provider/server-info.js';
@@ -44,6 +45,9 @@ export class SessionWindow {
   private refusedWhileAsking = -1;
   private readonly listeners = new Set<() => void>();
   private readonly notices: string[] = [];
+  /** The last probe got no window from a server that was down or still loading, or from Ollama before loading the model: ask again after an answer. */
+  private askAfterAnswer = false;
+  private askedAgain = 0;
 
   constructor(options: {configured: number | null; compactAt: number | null}) {
     this.tracker = new ContextTracker({window: options.configured, compactAt: options.compactAt});
@@ -105,10 +109,14 @@ export class SessionWindow {
         this.kind = info.kind;
         this.models = info.models;
         this.adopt(info);
+        this.askAfterAnswer = (info.window === null && info.models === null) || info.beforeLoad === true;
         this.warn(system, options.model ?? info.models?.[0] ?? 'the model', info.beforeLoad === true);
         return info;
       },
-      () => null,
+      () => {
+        this.askAfterAnswer = true;
+        return null;
+      },
     );
     return this.probing;
   }
@@ -125,6 +133,19 @@ export class SessionWindow {
       this.source = 'server';
       this.detail = info.source;
     }
+  }
+
+  /**
+   * Every event of a turn goes to the tracker. A turn the server answered shows it up and its
+   * model loaded: a window the probe could not have then (a 503 while loading, a server not up
+   * yet, Ollama before loading the model) is asked again, up to three times a session.
+   */
+  observe(event: AgentEvent, history: readonly Message[]): void {
+    this.tracker.observe(event, history.length, history);
+    if (event.type !== 'turn-end' || event.reason !== 'completed' || !this.askAfterAnswer || this.askedAgain >= 3) return;
+    this.askAfterAnswer = false;
+    this.askedAgain++;
+    if (this.target && this.source !== 'config') void this.probe(this.target, history, true);
   }
 
   /** Another model: its window is asked for again (unless the person set one). */

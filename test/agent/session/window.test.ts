@@ -1,5 +1,7 @@
 import {describe, expect, test} from 'vitest';
 import {SessionWindow} from '../../../source/agent/session/window.js';
+import {startOpenAiServer} from '../../support/openai-server.js';
+import type {Persona} from '../../support/server-persona.js';
 
 // A server that never answers: whatever print mode's first request waits for, it waits in vain.
 const silent: typeof fetch = () => new Promise(() => {});
@@ -151,5 +153,77 @@ describe('the TUI asks after its first frame', () => {
     window.reprobe('b', []);
     await settle();
     await startAddsNothing(window, server, 'b', 2048);
+  });
+});
+
+describe('a window the probe could not have at start', () => {
+  /** A server whose model list answers `replies` in turn (then the last again); counts the lists asked. */
+  function sequence(...replies: Array<() => Response>) {
+    let lists = 0;
+    const fetch: typeof globalThis.fetch = async input => {
+      if (new URL(String(input)).pathname !== '/v1/models') return new Response('', {status: 404});
+      return replies[Math.min(lists++, replies.length - 1)]!();
+    };
+    return {fetch, lists: () => lists};
+  }
+  const loading = () => new Response('{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}', {status: 503});
+  const loaded = () => Response.json({data: [{id: 'm', meta: {n_ctx: 4096}}]});
+  const ended = (reason: 'completed' | 'error') => ({type: 'turn-end', reason, at: 0}) as const;
+
+  test('a server still loading at start (503): asked again once a turn was answered', async () => {
+    const server = sequence(loading, loaded);
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    await window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: server.fetch}, []);
+    expect(window.window).toBeNull();
+    // A failed turn says nothing about the server being ready.
+    window.observe(ended('error'), []);
+    await settle();
+    expect(server.lists()).toBe(1);
+    window.observe(ended('completed'), []);
+    await window.ready(5_000);
+    await settle();
+    expect(server.lists()).toBe(2);
+    expect(window.window).toBe(4096);
+    // Known now: no more asking.
+    window.observe(ended('completed'), []);
+    await settle();
+    expect(server.lists()).toBe(2);
+  });
+
+  test('a server that answers its list but names no window is not asked again, and one that stays down only three times', async () => {
+    const quiet = sequence(() => Response.json({data: [{id: 'm'}]}));
+    const window = new SessionWindow({configured: null, compactAt: 0.8});
+    await window.probe({baseURL: 'https://example.com/v1', model: 'm', request: quiet.fetch}, []);
+    for (let turn = 0; turn < 3; turn++) window.observe(ended('completed'), []);
+    await settle();
+    expect(quiet.lists()).toBe(1);
+
+    const down = sequence(loading);
+    const again = new SessionWindow({configured: null, compactAt: 0.8});
+    await again.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'm', request: down.fetch}, []);
+    for (let turn = 0; turn < 6; turn++) {
+      again.observe(ended('completed'), []);
+      await again.ready(5_000);
+      await settle();
+    }
+    expect(down.lists()).toBe(4);
+  });
+
+  test('Ollama before it loaded the model: the window it loads with is asked again after the first answer', async () => {
+    // Loaded with OLLAMA_CONTEXT_LENGTH=32768, which nib cannot see before the model is loaded.
+    const persona: Persona = {kind: 'ollama', window: 32_768, loaded: false, models: ['m']};
+    const server = await startOpenAiServer([], {persona});
+    try {
+      const window = new SessionWindow({configured: null, compactAt: 0.8});
+      await window.probe({baseURL: server.url, model: 'm'}, []);
+      expect(window.window).toBe(4096);
+      persona.loaded = true;
+      window.observe(ended('completed'), []);
+      await window.ready(5_000);
+      for (let i = 0; i < 50 && window.window !== 32_768; i++) await new Promise(resolve => setTimeout(resolve, 20));
+      expect(window.window).toBe(32_768);
+    } finally {
+      await server.close();
+    }
   });
 });
