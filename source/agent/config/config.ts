@@ -54,6 +54,8 @@ export type Config = {
    * per-model entries applied); null asks the server.
    */
   contextWindow: number | null;
+  /** The same for any model (a /model switch, a model the server chose): the flag, else the file's entry for it, else its default. */
+  contextWindows: {readonly byModel: Readonly<Record<string, number>>; readonly other: number | null};
   /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
   /** The command sandbox: --sandbox > the config file > auto, with its network switch and extra hidden paths. */
@@ -129,6 +131,8 @@ export async function resolveConfig(input: {
   // Only the preset's own variable: OPENAI_API_KEY must not be sent to another company's server.
   const keyEnv = preset ? (preset.keyEnv ?? 'NIB_API_KEY') : 'OPENAI_API_KEY';
   const model = flags.model ?? nonEmpty(env.NIB_MODEL) ?? file.value.model;
+  // --context-window is for whatever model runs; the file's entries are per model.
+  const windows = flags.contextWindow !== undefined ? {byModel: {}, other: flags.contextWindow} : {byModel: file.value.contextWindows ?? {}, other: file.value.contextWindow ?? null};
 
   return {
     ok: true,
@@ -153,7 +157,8 @@ export async function resolveConfig(input: {
       mcpServers: file.value.mcpServers ?? {},
       mcpConfig: flags.mcpConfig,
       mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
-      contextWindow: flags.contextWindow ?? contextWindowOf(model, file.value),
+      contextWindow: windowFor(windows, model),
+      contextWindows: windows,
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
       sandbox: sandboxOf(flags, file.value),
       permissions: file.value.permissions ?? {},
@@ -177,8 +182,9 @@ export function readinessProblem(config: Config): string | undefined {
   return undefined;
 }
 
-function contextWindowOf(model: string | undefined, file: ConfigFile): number | null {
-  return (model ? file.contextWindows?.[model] : undefined) ?? file.contextWindow ?? null;
+/** The window the person set for `model`, or null to ask the server. */
+export function windowFor(windows: Config['contextWindows'], model: string | undefined): number | null {
+  return (model !== undefined && Object.hasOwn(windows.byModel, model) ? windows.byModel[model] : undefined) ?? windows.other;
 }
 
 function sandboxOf(flags: Flags, file: ConfigFile): SandboxOptions {

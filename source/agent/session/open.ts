@@ -1,6 +1,6 @@
 import {realpath, stat} from 'node:fs/promises';
 import type {Result} from '../../core/result.js';
-import type {Config} from '../config/config.js';
+import {windowFor, type Config} from '../config/config.js';
 import {createRedactor} from '../config/redact.js';
 import {createProvider} from '../provider/client.js';
 import {buildSystemPrompt} from '../system-prompt.js';
@@ -45,6 +45,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     choice: sessionChoice(config),
     retentionDays: config.sessionRetentionDays,
     contextWindow: config.contextWindow,
+    windowFor: model => windowFor(config.contextWindows, model),
     autoCompact: config.autoCompact,
     env,
   }), openGuard(config, root.value, env, (): HookBase => ({session_id: store.log.id, transcript_path: store.log.path}))]);

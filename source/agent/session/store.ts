@@ -26,6 +26,8 @@ export type SessionStoreOptions = {
   choice: SessionChoice;
   retentionDays: number;
   contextWindow: number | null;
+  /** The window the person set for another model (a /model switch). */
+  windowFor?: (model: string) => number | null;
   autoCompact: number | null;
   env?: NodeJS.ProcessEnv;
 };
@@ -97,7 +99,7 @@ export class SessionStore {
     const log = loaded
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
-    const window = new SessionWindow({configured: options.contextWindow, compactAt: options.autoCompact});
+    const window = new SessionWindow({configured: options.contextWindow, compactAt: options.autoCompact, ...(options.windowFor ? {configuredFor: options.windowFor} : {})});
     return new SessionStore({root, data, dir, log, loaded, notices, instructions, window, redact});
   }
 

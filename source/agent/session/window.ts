@@ -49,9 +49,12 @@ export class SessionWindow {
   private askAfterAnswer = false;
   private askedAgain = 0;
 
-  constructor(options: {configured: number | null; compactAt: number | null}) {
+  private readonly configuredFor: (model: string) => number | null;
+
+  constructor(options: {configured: number | null; compactAt: number | null; configuredFor?: (model: string) => number | null}) {
     this.tracker = new ContextTracker({window: options.configured, compactAt: options.compactAt});
     this.source = options.configured === null ? null : 'config';
+    this.configuredFor = options.configuredFor ?? (() => options.configured);
   }
 
   get window(): number | null {
@@ -148,8 +151,11 @@ export class SessionWindow {
     if (this.target && this.source !== 'config') void this.probe(this.target, history, true);
   }
 
-  /** Another model: its window is asked for again (unless the person set one). */
+  /** Another model: the window the person set for it, else the server is asked again for its own. */
   reprobe(model: string, system: readonly Message[]): void {
+    const configured = this.configuredFor(model);
+    if (configured !== null) this.set(configured, 'config', null);
+    else if (this.source === 'config') this.set(null, null, null);
     if (this.target) void this.probe({...this.target, model}, system, true);
   }
 
@@ -242,7 +248,7 @@ export class SessionWindow {
     return {window, fixed: this.tracker.fixedTokens(history), kind: this.kind, configured: this.source === 'config'};
   }
 
-  private set(window: number, source: WindowSource, detail: string | null): void {
+  private set(window: number | null, source: WindowSource | null, detail: string | null): void {
     this.tracker.settings = {...this.tracker.settings, window};
     this.source = source;
     this.detail = detail;

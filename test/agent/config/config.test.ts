@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {afterEach, beforeEach, describe, expect, test} from 'vitest';
 import {isLoopback} from '../../../source/core/hosts.js';
-import {parseFlags, readinessProblem, resolveConfig, type Flags} from '../../../source/agent/config/config.js';
+import {parseFlags, readinessProblem, resolveConfig, windowFor, type Flags} from '../../../source/agent/config/config.js';
 
 let home: string;
 beforeEach(async () => {
@@ -87,6 +87,18 @@ describe('resolveConfig', () => {
     expect(bare).toEqual({ok: false, error: 'the base URL "localhost:18931/v1" must start with http:// or https:// (e.g. http://localhost:18931/v1)'});
     const ftp = await resolveConfig({flags: flags([]), env: {...env(), OPENAI_BASE_URL: 'ftp://host/v1'}, cwd: home});
     expect(ftp).toEqual({ok: false, error: 'the base URL "ftp://host/v1" must start with http:// or https://'});
+  });
+
+  test('contextWindows: the entry of the model that runs, else contextWindow; --context-window for any model', async () => {
+    await writeConfig(JSON.stringify({model: 'a', contextWindow: 16_384, contextWindows: {a: 8192}}));
+    const file = await resolveConfig({flags: flags([]), env: env(), cwd: home});
+    if (!file.ok) throw new Error(file.error);
+    expect(file.value.contextWindow).toBe(8192);
+    expect(windowFor(file.value.contextWindows, 'b')).toBe(16_384);
+    expect(windowFor(file.value.contextWindows, 'toString')).toBe(16_384);
+    const flagged = await resolveConfig({flags: flags(['--context-window', '4096']), env: env(), cwd: home});
+    if (!flagged.ok) throw new Error(flagged.error);
+    expect([flagged.value.contextWindow, windowFor(flagged.value.contextWindows, 'a'), windowFor(flagged.value.contextWindows, 'b')]).toEqual([4096, 4096, 4096]);
   });
 
   test('a bad config file names the path and the field', async () => {

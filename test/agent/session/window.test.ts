@@ -226,4 +226,24 @@ describe('a window the probe could not have at start', () => {
       await server.close();
     }
   });
+
+  test('/model: the window the person set for the new model, else the server\'s for it', async () => {
+    const set: Record<string, number> = {a: 8192};
+    const server = heldServer();
+    const window = new SessionWindow({configured: 8192, compactAt: 0.8, configuredFor: model => set[model] ?? null});
+    void window.probe({baseURL: 'http://127.0.0.1:9/v1', model: 'a', request: server.fetch}, []);
+    server.answer('a', 4096);
+    await settle();
+    expect(window.window).toBe(8192);
+    window.reprobe('b', []);
+    expect(window.window).toBeNull();
+    server.answer('b', 32_768);
+    await window.ready(5_000);
+    await settle();
+    expect(window.window).toBe(32_768);
+    expect(window.describe([])).toMatch(/32,768 tokens \(llama\.cpp/);
+    window.reprobe('a', []);
+    expect(window.window).toBe(8192);
+    expect(window.describe([])).toMatch(/8,192 tokens \(configured\)/);
+  });
 });
