@@ -4,6 +4,8 @@
  *   llama.cpp  {"error":{"type":"exceed_context_size_error","n_prompt_tokens":20029,"n_ctx":4096,...}}
  *   vLLM       "This model's maximum context length is 4096 tokens. However, you requested ..."
  *   OpenAI     {"error":{"code":"context_length_exceeded","message":"This model's maximum context length is 128000 tokens. ..."}}
+ *   LM Studio  "Trying to keep the first 5212 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, ..."
+ *              (older: "The number of tokens to keep from the initial prompt is greater than the context length", no figure)
  */
 import type {ContextRefusal} from '../../core/chat.js';
 
@@ -13,12 +15,17 @@ export function readContextRefusal(body: unknown, message: string): ContextRefus
   const typed = record.type === 'exceed_context_size_error' || record.code === 'context_length_exceeded';
   if (!typed && !isContextLengthMessage(message)) return null;
   const refusal: ContextRefusal = {};
-  const window = integer(record.n_ctx) ?? numberIn(message, /maximum context length is (\d+)/i) ?? numberIn(message, /context size \((\d+) tokens\)/i);
+  const window =
+    integer(record.n_ctx) ??
+    numberIn(message, /maximum context length is (\d+)/i) ??
+    numberIn(message, /context size \((\d+) tokens\)/i) ??
+    numberIn(message, /context length of only (\d+)/i);
   if (window !== undefined) refusal.window = window;
   const prompt =
     integer(record.n_prompt_tokens) ??
     numberIn(message, /request \((\d+) tokens\)/i) ??
-    numberIn(message, /(?:your messages resulted in|you requested|request has) (\d+)/i);
+    numberIn(message, /(?:your messages resulted in|you requested|request has) (\d+)/i) ??
+    numberIn(message, /keep the first (\d+) tokens/i);
   if (prompt !== undefined) refusal.promptTokens = prompt;
   return refusal;
 }

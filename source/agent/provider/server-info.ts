@@ -23,7 +23,7 @@ export type ServerInfo = {
   window: number | null;
   /** Where `window` came from, for /context ("llama.cpp /props"). */
   source: string | null;
-  /** Ollama only: the model is not loaded yet, so `window` is what it will be loaded with. */
+  /** Ollama and LM Studio: the model is not loaded yet, so `window` is what it is expected to be loaded with (asked again after an answer). */
   beforeLoad?: boolean;
   /** GET /models was refused as unauthorised (401 or 403): the key, not the list, is the problem. */
   keyRefused?: number;
@@ -145,7 +145,8 @@ async function localServerInfo(
     const found = (lmstudio.data as unknown[]).filter(isObject).find(item => item.id === wanted);
     const loaded = found?.state === 'loaded' && positive(found.loaded_context_length) ? (found.loaded_context_length as number) : null;
     const window = loaded ?? (positive(found?.max_context_length) ? (found!.max_context_length as number) : null);
-    return {kind: 'lmstudio', models, window, source: window === null ? null : loaded ? 'LM Studio (loaded)' : 'LM Studio (model maximum)'};
+    // Not loaded yet: LM Studio loads it with its own default, which the model maximum only bounds.
+    return {kind: 'lmstudio', models, window, source: window === null ? null : loaded ? 'LM Studio (loaded)' : 'LM Studio (model maximum)', ...(loaded ? {} : {beforeLoad: true})};
   }
 
   if (ollama && Array.isArray(ollama.models)) {

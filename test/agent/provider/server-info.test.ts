@@ -42,10 +42,12 @@ describe('the window from the server', () => {
     expect(await probe({kind: 'openrouter', window: 200_000, models: ['anthropic/claude-sonnet-4']}, 'anthropic/claude-sonnet-4')).toMatchObject({kind: 'openrouter', window: 200_000});
   });
 
-  test('LM Studio: the loaded context length, else the model maximum', async () => {
-    expect(await probe({kind: 'lmstudio', window: 8192, maxWindow: 32768}, 'nib-test-model')).toMatchObject({kind: 'lmstudio', window: 8192});
+  test('LM Studio: the loaded context length, else the model maximum (to be asked again once loaded)', async () => {
+    const loaded = await probe({kind: 'lmstudio', window: 8192, maxWindow: 32768}, 'nib-test-model');
+    expect(loaded).toMatchObject({kind: 'lmstudio', window: 8192});
+    expect(loaded.beforeLoad).toBeUndefined();
     await server!.close();
-    expect(await probe({kind: 'lmstudio', loaded: false, maxWindow: 32768}, 'nib-test-model')).toMatchObject({kind: 'lmstudio', window: 32768, source: 'LM Studio (model maximum)'});
+    expect(await probe({kind: 'lmstudio', loaded: false, maxWindow: 32768}, 'nib-test-model')).toMatchObject({kind: 'lmstudio', window: 32768, source: 'LM Studio (model maximum)', beforeLoad: true});
   });
 
   test('Ollama: the loaded window from /api/ps; before loading, num_ctx or the server default, capped by training', async () => {
@@ -196,5 +198,10 @@ describe('a refusal names the window', () => {
   test('other errors are not refusals', () => {
     expect(readContextRefusal({message: 'Incorrect API key provided.', code: 'invalid_api_key'}, 'Incorrect API key provided.')).toBeNull();
     expect(readContextRefusal({}, "This model's maximum context length is 8,192 tokens.")).toEqual({window: 8192});
+  });
+
+  test('LM Studio\'s newer wording names the window it loaded the model with, and the prompt\'s size', () => {
+    const message = 'Trying to keep the first 5212 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input';
+    expect(readContextRefusal({error: message}, message)).toEqual({window: 4096, promptTokens: 5212});
   });
 });
