@@ -80,9 +80,12 @@ async function loadDir(dir: string, scope: CustomCommand['scope'], notices: stri
 type ParsedFile = {description: string; args?: string; body: string};
 
 export async function parseCommandFile(text: string): Promise<{ok: true; value: ParsedFile} | {ok: false; error: string}> {
+  // Read as UTF-8, a binary file (or another encoding) comes with NULs or replacement characters.
+  if (/[\u0000\uFFFD]/.test(text)) return {ok: false, error: 'it is binary, or not UTF-8 text'};
   const source = text.replace(/^\uFEFF/, '');
   const front = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(source);
   const body = (front ? source.slice(front[0].length) : source).trim();
+  if (body === '') return {ok: false, error: 'it has no text to send'};
   let fields: Record<string, unknown> = {};
   if (front) {
     // Loaded only for files that have front matter.
@@ -92,15 +95,36 @@ export async function parseCommandFile(text: string): Promise<{ok: true; value: 
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) fields = value as Record<string, unknown>;
       else if (value !== null) return {ok: false, error: 'the front matter is not a list of "key: value" lines'};
     } catch (error) {
-      return {ok: false, error: `the front matter is not valid YAML (${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]})`};
+      // Claude Code's files are often not strict YAML (`description: Fix issue: parse it`,
+      // `argument-hint: [list|save] [name]`): read as `key: value` lines, each value as written.
+      const lines = plainLines(front[1]!);
+      if (!lines) return {ok: false, error: `the front matter is not valid YAML (${(error instanceof Error ? error.message : String(error)).split('\n', 1)[0]})`};
+      fields = lines;
     }
   }
-  const field = (key: string) => (typeof fields[key] === 'string' || typeof fields[key] === 'number' ? String(fields[key]).trim() : undefined);
+  const field = (key: string) => {
+    const value = fields[key];
+    if (typeof value === 'string' || typeof value === 'number') return String(value).trim() || undefined;
+    // `argument-hint: [message]` is a YAML list: shown as written.
+    if (Array.isArray(value) && value.every(item => typeof item === 'string' || typeof item === 'number')) return value.map(item => `[${item}]`).join(' ') || undefined;
+    return undefined;
+  };
   const description = field('description') ?? firstLine(body, 60);
   const args = field('argument-hint');
   return {ok: true, value: {description, ...(args ? {args} : {}), body}};
 }
 
+/** Front matter as `key: value` lines (blank lines and # comments skipped); null when a line is neither. */
+function plainLines(text: string): Record<string, string> | null {
+  const fields: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const match = /^([\w-]+):[ \t]*(.*)$/.exec(line);
+    if (!match) return null;
+    fields[match[1]!] = match[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
+  }
+  return fields;
+}
 
 /**
  * The prompt a command sends. Arguments the body has no placeholder for are added at the end, so

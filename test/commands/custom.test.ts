@@ -30,8 +30,24 @@ describe('parseCommandFile', () => {
 
   test('without front matter the first line describes it; broken YAML is a clear error', async () => {
     expect(await parseCommandFile('Explain the build.\nMore.')).toEqual({ok: true, value: {description: 'Explain the build.', body: 'Explain the build.\nMore.'}});
-    const broken = await parseCommandFile('---\ndescription: [unclosed\n---\nbody');
+    const broken = await parseCommandFile('---\ndescription: [unclosed\n  and not a key line\n---\nbody');
     expect(broken).toEqual({ok: false, error: expect.stringMatching(/^the front matter is not valid YAML/)});
+  });
+
+  test('front matter that is not strict YAML, as Claude Code accepts it, is read as key: value lines', async () => {
+    const colon = await parseCommandFile('---\ndescription: Fix issue: parse the number\nargument-hint: [list|save] [name]\n---\nFix it.');
+    expect(colon).toEqual({ok: true, value: {description: 'Fix issue: parse the number', args: '[list|save] [name]', body: 'Fix it.'}});
+    const wip = await parseCommandFile('---\ndescription: [WIP] draft command\n---\nDraft.');
+    expect(wip).toMatchObject({ok: true, value: {description: '[WIP] draft command'}});
+    // A YAML list, as in Claude Code's own example: shown as written.
+    expect(await parseCommandFile('---\nargument-hint: [message]\n---\nCommit: $ARGUMENTS')).toMatchObject({ok: true, value: {args: '[message]'}});
+  });
+
+  test('an empty or binary command file is not loaded, and says why', async () => {
+    expect(await parseCommandFile('')).toEqual({ok: false, error: 'it has no text to send'});
+    expect(await parseCommandFile('---\ndescription: nothing\n---\n')).toEqual({ok: false, error: 'it has no text to send'});
+    expect(await parseCommandFile('PK\u0003\u0004\u0000\u0000binary')).toEqual({ok: false, error: 'it is binary, or not UTF-8 text'});
+    expect(await parseCommandFile(Buffer.from([0xff, 0xfe, 0x41, 0x00]).toString('utf8'))).toEqual({ok: false, error: 'it is binary, or not UTF-8 text'});
   });
 });
 

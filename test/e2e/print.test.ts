@@ -543,7 +543,7 @@ describe('nib -p: @files and custom commands', () => {
 
   test('a custom command file that cannot be read is named on stderr, and its /name is refused, not sent as text', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
-    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\n---\nbody\n');
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\n  and not a key line\n---\nbody\n');
     const result = await nib([sse.text('Done.')], ['-p', '/broken now']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/broken\.md: the front matter is not valid YAML .*; not loaded\n.*unknown command \/broken: .*nothing was sent/s);
