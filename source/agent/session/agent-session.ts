@@ -62,7 +62,7 @@ export class AgentSession extends SessionCore {
     this.chooseModel = init.chooseModel === true;
     if (this.guard) this.guard.notify = text => this.emit({type: 'notice', text});
     this.startNotices = [...(init.notices ?? [])];
-    this.extras = new PromptExtras(init.store.loaded);
+    this.extras = new PromptExtras(init.store.loaded, init.refreshInstructions);
     // The server's window arrives after the first frame (or with a refusal); the status follows.
     this.store.window.onChange(() => {
       this.flushNotices(false);

@@ -59,4 +59,6 @@ export type AgentSessionInit = {
   now?: () => number;
   /** No model was configured and the server serves several: the TUI asks which first. */
   chooseModel?: boolean;
+  /** Reads the instruction files again before a prompt; what to tell the person when they changed. */
+  refreshInstructions?: () => Promise<string | null>;
 };

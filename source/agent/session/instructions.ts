@@ -63,6 +63,23 @@ export async function loadInstructions(options: {
   return {text: sections.join('\n\n'), files, notice};
 }
 
+/**
+ * The instruction files read again (before each prompt): an AGENTS.md that /init wrote, or one
+ * edited during the session, reaches the model from the next prompt on. `apply` gets the new
+ * text; the result is the line to tell the person, or null when nothing changed.
+ */
+export function watchInstructions(options: {cwd: string; env?: NodeJS.ProcessEnv; current: string; apply: (text: string) => void}): () => Promise<string | null> {
+  let current = options.current;
+  return async () => {
+    const fresh = await loadInstructions({cwd: options.cwd, ...(options.env ? {env: options.env} : {})});
+    if (fresh.text === current) return null;
+    current = fresh.text;
+    options.apply(fresh.text);
+    const names = fresh.files.map(file => relative(options.cwd, file.path) || file.path).join(', ');
+    return names ? `Instructions changed (${names}): the model has them from this prompt on.` : 'The instruction files are gone: the model works without them from this prompt on.';
+  };
+}
+
 function section(path: string, content: string): string {
   return `--- ${path} ---\n${content.trimEnd()}`;
 }

@@ -9,6 +9,8 @@ import {openGuard, secretEnvNames, type HookBase} from '../guard/open.js';
 import {AgentSession} from './agent-session.js';
 import {openMcp} from './mcp.js';
 import {SessionStore, type SessionChoice} from './store.js';
+import {watchInstructions} from './instructions.js';
+import type {Message} from '../../core/messages.js';
 import {modelFromServer} from './server-model.js';
 import {PROBE_WAIT_MS, probeTarget} from './window.js';
 
@@ -55,20 +57,31 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
   }
   const {guard} = opened.value;
   const tools = createBuiltinRegistry();
-  const system = buildSystemPrompt({
+  const systemWith = (instructions: string) =>
+    buildSystemPrompt({
+      cwd: root.value,
+      platform: process.platform,
+      date: options.now?.() ?? new Date(),
+      // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
+      tools: tools.definitions({mode: 'ask'}).map(d => d.function.name),
+      ...(instructions ? {instructions} : {}),
+    });
+  const history: Message[] = [{type: 'system', content: systemWith(store.instructions.text)}, ...store.history];
+  const refreshInstructions = watchInstructions({
     cwd: root.value,
-    platform: process.platform,
-    date: options.now?.() ?? new Date(),
-    // All tools: plan mode's narrower set is what each request offers, not what the prompt says.
-    tools: tools.definitions({mode: 'ask'}).map(d => d.function.name),
-    ...(store.instructions.text ? {instructions: store.instructions.text} : {}),
+    env,
+    current: store.instructions.text,
+    apply: text => {
+      if (history[0]?.type === 'system') history[0] = {type: 'system', content: systemWith(text)};
+    },
   });
   // Configured servers are read now and started by the caller: print mode waits for them, the TUI
   // starts them after its first frame. Their tools join the registry as they become ready.
   const mcp = await openMcp(config, root.value, env);
   const session = new AgentSession({
     store,
-    history: [{type: 'system', content: system}, ...store.history],
+    history,
+    refreshInstructions,
     tools: mcp ? withExtraTools(tools, () => mcp.hub.tools()) : tools,
     ...(mcp ? {mcp} : {}),
     context: {

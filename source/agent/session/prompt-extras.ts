@@ -15,15 +15,21 @@ export class PromptExtras {
   private notes: string[] = [];
   private prompts: Array<string | undefined>;
 
-  constructor(loaded: Pick<LoadedSession, 'records'> | null) {
+  constructor(
+    loaded: Pick<LoadedSession, 'records'> | null,
+    private readonly refreshInstructions?: () => Promise<string | null>,
+  ) {
     this.prompts = loaded ? typedPrompts(loaded.records) : [];
   }
 
   /**
    * The text the model receives for turn `turn`: waiting notes first, then the prompt with its @
-   * attachments. An @path a deny rule keeps out is also said to the person (`tell`): they typed it.
+   * attachments. An @path a deny rule keeps out is also said to the person (`tell`): they typed it,
+   * and so is a change of the instruction files, which the model has from this prompt on.
    */
   async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal, tell: (line: string) => void = () => {}): Promise<string> {
+    const changed = await this.refreshInstructions?.();
+    if (changed) tell(changed);
     this.prompts[turn - 1] = text;
     const notes = this.notes.splice(0);
     const expanded = await expandMentions(withUserCommandNotes(text, notes), context, signal);

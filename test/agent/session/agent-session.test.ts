@@ -276,3 +276,20 @@ test('/compact on a small window sends summary requests that fit it, as automati
   // Each request's characters stay within what a 4,096-token window holds (~4 characters a token).
   for (const request of summaries) expect(JSON.stringify(request.body.messages).length).toBeLessThan(4096 * 4);
 });
+
+test('an AGENTS.md written or edited during the session reaches the model from the next prompt, and nib says so', async () => {
+  server = await startOpenAiServer([sse.text('one'), sse.text('two'), sse.text('three')]);
+  const {session, events} = await open();
+  await session.prompt('first');
+  const system = (index: number) => String(server!.requests[index]!.body.messages[0]!.content);
+  expect(system(0)).not.toContain('always say banana');
+  // As /init's write would leave it.
+  await writeFile(join(sandbox.workspace, 'AGENTS.md'), '# rules\nalways say banana\n');
+  await session.prompt('second');
+  expect(system(1)).toContain('always say banana');
+  expect(events).toContainEqual(expect.objectContaining({type: 'notice', text: 'Instructions changed (AGENTS.md): the model has them from this prompt on.'}));
+  const notices = () => events.filter(event => event.type === 'notice' && event.text.startsWith('Instructions changed')).length;
+  await session.prompt('third');
+  expect(system(2)).toContain('always say banana');
+  expect(notices()).toBe(1);
+});
