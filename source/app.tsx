@@ -19,6 +19,7 @@ import {useMentionSearch} from './hooks/use-mention-search.js';
 import {answerMcpApprove, useMcp} from './hooks/use-mcp.js';
 import {useRedraw} from './hooks/use-redraw.js';
 import {useStableCallback} from './hooks/use-stable-callback.js';
+import {useCommands, type LoadCommands} from './hooks/use-commands.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {typingMention} from './core/mentions.js';
@@ -37,6 +38,8 @@ export type AppProps = {
   readonly cwdLabel: string;
   /** Slash commands on offer (the default table unless a test narrows it). */
   readonly commands?: readonly SlashCommand[];
+  /** Reads the commands again, custom ones from their folders (see useCommands). */
+  readonly loadCommands?: LoadCommands;
   /** Open the session picker first (`nib --resume` without an id). */
   readonly openPicker?: boolean;
   /** Aborted on SIGTERM/SIGHUP: the turn is interrupted (its command killed), then the app exits. */
@@ -46,7 +49,7 @@ export type AppProps = {
 };
 
 /** The interactive session: subscribes to the session and hands its state to the components. */
-export function App({session, history, initialHistory, initialPrompt, typedAhead, cwdLabel, commands = slashCommands, openPicker: pickFirst, stop, notices}: AppProps) {
+export function App({session, history, initialHistory, initialPrompt, typedAhead, cwdLabel, commands: commandsGiven = slashCommands, loadCommands, openPicker: pickFirst, stop, notices}: AppProps) {
   const {exit} = useApp();
   const {columns, rows} = useWindowSize();
   const width = Math.max(20, columns);
@@ -63,13 +66,21 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const isApproving = approval !== undefined;
   const overlay = state.overlay;
 
+  const {commands, reload: reloadCommands} = useCommands(commandsGiven, loadCommands, text => dispatch({type: 'notice', text}), notices);
   // Stable, so the prompt line (memoized) is not drawn again on every frame of an answer.
   const submit = useStableCallback((text: string) => {
     setInput('');
     prompts.add(text);
-    void runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands}).then(isCommand => {
-      if (!isCommand) send(text);
-    });
+    void (text.trimStart().startsWith('/') ? reloadCommands() : Promise.resolve(commands))
+      .then(current => runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands: current}))
+      .then(isCommand => {
+        if (!isCommand) send(text);
+      });
+  });
+  const changeInput = useStableCallback((value: string) => {
+    // The `/` menu opening: its list is read again.
+    if (value === '/' && input === '') void reloadCommands();
+    setInput(value);
   });
 
   const started = useRef(false);
@@ -172,7 +183,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
             ))}
             <PromptInput
               value={input}
-              onChange={setInput}
+              onChange={changeInput}
               onSubmit={submit}
               history={prompts.entries}
               commands={commands}

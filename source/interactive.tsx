@@ -119,6 +119,7 @@ export async function runInteractive(config: Config, options: InteractiveOptions
           initialHistory={initialHistory}
           cwdLabel={cwdLabel}
           commands={commands}
+          loadCommands={() => withCustomCommands(slashCommands, session.root, env)}
           notices={notices}
           openPicker={config.resume === true}
           stop={stop.signal}

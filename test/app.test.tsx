@@ -1,10 +1,12 @@
 import {readFileSync} from 'node:fs';
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
+import {mkdir, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {render} from 'ink-testing-library';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import {renderApp} from './support/render-app.js';
+import {withCustomCommands} from '../source/commands/custom.js';
+import {slashCommands} from '../source/commands/slash.js';
 import {resolveConfig} from '../source/agent/config/config.js';
 import {parseFlags} from '../source/agent/config/flags.js';
 import {openSession} from '../source/agent/session/open.js';
@@ -37,13 +39,14 @@ afterEach(async () => {
   await rm(dir, {recursive: true, force: true});
 });
 
-async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string; typedAhead?: TypedAhead} = {}) {
+async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string; typedAhead?: TypedAhead; customCommands?: boolean} = {}) {
   server = await startOpenAiServer(script);
   const sandbox = await createSandbox('nib-app-');
   cleanups.push(sandbox.cleanup);
   const {session} = await openTestSession({...sandbox, workspace: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
   const historyFile = join(dir, '.state', 'history');
-  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {}), ...(options.typedAhead ? {typedAhead: options.typedAhead} : {})});
+  const loadCommands = () => withCustomCommands(slashCommands, session.root, sandbox.env);
+  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {}), ...(options.typedAhead ? {typedAhead: options.typedAhead} : {}), ...(options.customCommands ? {loadCommands} : {})});
   unmount = () => {
     app.unmount();
     void session.close();
@@ -254,6 +257,30 @@ test('a prompt given on the command line waits in the input while the model pick
   const chat = server.requests.find(request => request.path.endsWith('/chat/completions'))!;
   expect(chat.body).toMatchObject({model: 'qwen3:8b'});
   expect(chat.body.messages.at(-1)).toMatchObject({role: 'user', content: 'fix the failing test please'});
+});
+
+test('a custom command file added, edited or removed during the session counts at once', async () => {
+  const app = await start([sse.text('one'), sse.text('two')], {customCommands: true});
+  const commands = join(dir, '.nib', 'commands');
+  await mkdir(commands, {recursive: true});
+  await writeFile(join(commands, 'greet.md'), '---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS.\n');
+  // The menu reads the folder again when it opens.
+  await app.type('/');
+  await app.type('gre');
+  await waitFor(() => expect(app.screen()).toContain('Say hello (project)'));
+  await app.type('et Bob', keys.enter);
+  await waitFor(() => expect(server!.requests).toHaveLength(1));
+  expect(server!.requests[0]!.body.messages.at(-1)).toMatchObject({role: 'user', content: 'Say hello to Bob.'});
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await writeFile(join(commands, 'greet.md'), 'Wave at $ARGUMENTS.\n');
+  await app.type('/greet Ada', keys.enter);
+  await waitFor(() => expect(server!.requests).toHaveLength(2));
+  expect(server!.requests[1]!.body.messages.at(-1)).toMatchObject({role: 'user', content: 'Wave at Ada.'});
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await rm(join(commands, 'greet.md'));
+  await app.type('/greet Ada', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('unknown command /greet'));
+  expect(server!.requests).toHaveLength(2);
 });
 
 test('a command sent after an answer sees the session as it is now', async () => {

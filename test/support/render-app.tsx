@@ -6,12 +6,13 @@ import {MarkdownContext} from '../../source/components/Markdown.js';
 import {renderMarkdown} from '../../source/components/markdown-render.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import type {TypedAhead} from '../../source/early-prompt.js';
+import type {LoadCommands} from '../../source/hooks/use-commands.js';
 import {plain, typist} from '../components/helpers.js';
 
 /** The app as runInteractive mounts it, over a real session, in ink-testing-library. */
 export async function renderApp(
   session: AgentSession,
-  options: {historyFile: string; history?: readonly string[]; prompt?: string; openPicker?: boolean; typedAhead?: TypedAhead},
+  options: {historyFile: string; history?: readonly string[]; prompt?: string; openPicker?: boolean; typedAhead?: TypedAhead; loadCommands?: LoadCommands},
 ) {
   const store = createPromptHistory(options.historyFile);
   for (const entry of options.history ?? []) await store.append(entry);
@@ -27,6 +28,7 @@ export async function renderApp(
           {...(options.prompt ? {initialPrompt: options.prompt} : {})}
           {...(options.openPicker ? {openPicker: true} : {})}
           {...(options.typedAhead ? {typedAhead: options.typedAhead} : {})}
+          {...(options.loadCommands ? {loadCommands: options.loadCommands} : {})}
         />
       </MarkdownContext>
     </ThemeContext>,

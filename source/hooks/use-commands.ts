@@ -1,0 +1,29 @@
+import {useRef, useState} from 'react';
+import type {SlashCommand} from '../commands/slash.js';
+import {useStableCallback} from './use-stable-callback.js';
+
+export type LoadCommands = () => Promise<{commands: SlashCommand[]; notices: string[]}>;
+
+/**
+ * The slash commands on offer. With `load`, the custom ones are read again from their folders
+ * when the `/` menu opens and before a slash command runs, so a command file added, edited or
+ * removed during the session counts at once; a problem with a file is said once (`said` holds
+ * those said at start).
+ */
+export function useCommands(initial: readonly SlashCommand[], load: LoadCommands | undefined, say: (text: string) => void, said: readonly string[] = []) {
+  const [commands, setCommands] = useState(initial);
+  const told = useRef(new Set(said));
+  const reload = useStableCallback(async (): Promise<readonly SlashCommand[]> => {
+    if (!load) return commands;
+    const fresh = await load().catch(() => null);
+    if (!fresh) return commands;
+    for (const notice of fresh.notices) {
+      if (told.current.has(notice)) continue;
+      told.current.add(notice);
+      say(notice);
+    }
+    setCommands(fresh.commands);
+    return fresh.commands;
+  });
+  return {commands, reload};
+}
