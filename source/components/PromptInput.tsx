@@ -1,8 +1,9 @@
 import {Box, Text, useInput, usePaste} from 'ink';
-import {memo, useMemo, useRef, useState} from 'react';
+import {memo, useMemo, useReducer, useRef, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {TextInput, type Line} from './TextInput.js';
+import {lineMove} from './prompt-rows.js';
 import {useKeyState} from '../hooks/use-key-state.js';
 import {useTheme} from './theme.js';
 
@@ -42,6 +43,8 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   // Up delivers several presses in one read, before React renders again, and each must step.
   const [walking, , setWalk] = useKeyState<{index: number; draft: string} | null>(null);
   const [selected, setSelected] = useState(0);
+  // A cursor move between lines changes only `line`, which the input draws from.
+  const [, redraw] = useReducer((count: number) => count + 1, 0);
   // Where the `@` list was closed with Esc: it stays closed for that mention, not for the next.
   const [dismissed, setDismissed] = useState<number | null>(null);
   const typing = mentionSearch ? typingMention(value) : null;
@@ -130,6 +133,14 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
       if (isMention && key.escape) return setDismissed(typing!.start);
       if (isMention && key.tab && choice) return change(setLine(withMention(choice.name)));
       if (isMenuOpen && key.tab && choice) return change(setLine(`/${choice.name}${choice.args ? ' ' : ''}`));
+      // In a prompt of several lines, ↑/↓ move between its lines first.
+      if (key.upArrow || key.downArrow) {
+        const moved = lineMove(line.current.value, line.current.cursor, key.upArrow ? -1 : 1);
+        if (moved !== null) {
+          line.current = {value: line.current.value, cursor: moved};
+          return redraw();
+        }
+      }
       if (key.upArrow && history.length > 0) {
         const walk = walking.current;
         const index = walk === null ? history.length - 1 : Math.max(0, walk.index - 1);

@@ -77,3 +77,28 @@ export function promptWindow(value: string, cursor: number, width: number, maxRo
 export function shownText(text: string): string {
   return text.includes('\t') ? text.replaceAll('\t', '  ') : text;
 }
+
+/**
+ * The cursor moved one line up (-1) or down (1) in a prompt with line breaks: to the same column,
+ * or that line's end when it is shorter. Null on the first (or last) line: ↑/↓ then walk history.
+ */
+export function lineMove(text: string, cursor: number, direction: -1 | 1): number | null {
+  const start = cursor === 0 ? 0 : text.lastIndexOf('\n', cursor - 1) + 1;
+  const column = cursor - start;
+  if (direction < 0) {
+    if (start === 0) return null;
+    const above = start === 1 ? 0 : text.lastIndexOf('\n', start - 2) + 1;
+    return snapForward(text, above, Math.min(above + column, start - 1));
+  }
+  const end = text.indexOf('\n', cursor);
+  if (end === -1) return null;
+  const after = text.indexOf('\n', end + 1);
+  return snapForward(text, end + 1, Math.min(end + 1 + column, after === -1 ? text.length : after));
+}
+
+/** The first character boundary at or after `target`, stepping from `from`. */
+function snapForward(text: string, from: number, target: number): number {
+  let at = from;
+  while (at < target) at = nextBoundary(text, at);
+  return at;
+}

@@ -1,6 +1,7 @@
 import {render} from 'ink-testing-library';
 import {useState} from 'react';
 import {expect, test} from 'vitest';
+import {lineMove} from '../../source/components/prompt-rows.js';
 import {PromptInput, slashMatches} from '../../source/components/PromptInput.js';
 import type {SlashItem} from '../../source/components/SlashMenu.js';
 import {keys, plain} from './helpers.js';
@@ -241,4 +242,28 @@ test('Alt+Enter sends, as Enter does', async () => {
   const {type, sent} = setup();
   await type('hi', '\u001B\r');
   await waitFor(() => expect(sent).toEqual(['hi']));
+});
+
+test('in a prompt of several lines, ↑/↓ move between its lines; on the first line ↑ walks history', async () => {
+  const {type, sent} = setup({history: ['an old prompt']});
+  await type('one', keys.ctrlJ, 'two', keys.ctrlJ, 'three');
+  // From the end of "three" (column 5) up to "two", which is shorter: its end.
+  await type(keys.up, 'X');
+  await type(keys.up, 'Y');
+  await type(keys.down, keys.down, 'Z', keys.enter);
+  await waitFor(() => expect(sent).toEqual(['oneY\ntwoX\nthreZe']));
+  await type('a', keys.ctrlJ, 'b', keys.up, keys.up, keys.enter);
+  await waitFor(() => expect(sent).toEqual(['oneY\ntwoX\nthreZe', 'an old prompt']));
+});
+
+test('lineMove keeps the column, stops at a shorter line\'s end, and never splits a character', () => {
+  expect(lineMove('abc\nde', 6, -1)).toBe(2);
+  expect(lineMove('abc\nde', 1, 1)).toBe(5);
+  expect(lineMove('abc\nde', 3, 1)).toBe(6);
+  expect(lineMove('abc\nde', 2, -1)).toBeNull();
+  expect(lineMove('abc\nde', 5, 1)).toBeNull();
+  expect(lineMove('\n\nx', 3, -1)).toBe(1);
+  expect(lineMove('\n\nx', 1, -1)).toBe(0);
+  // "😀" is two UTF-16 units: column 1 lands after it, not inside it.
+  expect(lineMove('😀b\nc', 5, -1)).toBe(2);
 });
