@@ -10,6 +10,9 @@ import type {LoopTools} from './loop.js';
  * for the model as context for the next prompt.
  */
 
+const SANDBOX_HINT =
+  'It ran in the sandbox, as ! commands do, which may be why it failed: there the network is off (unless the sandbox allows it) and .git and everything outside the workspace are read-only. Run it in your own terminal instead.';
+
 /** The command in a `!` prompt, or null when the prompt is not one (`!` alone is not). */
 export function userCommandOf(prompt: string): string | null {
   if (!prompt.startsWith('!')) return null;
@@ -54,9 +57,12 @@ export async function runUserCommandTurn(
   emit({type: 'tool-call', id, name: 'bash', arguments: JSON.stringify({command}), keyArg: command});
   emit({type: 'tool-start', id, name: 'bash', at: now()});
   const context: ToolContext = {...options.context, ...(wrap ? {wrap} : {}), onOutput: chunk => emit({type: 'tool-output', id, chunk})};
-  const result = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
+  let result = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
+  if (wrap && result.detail) result = {...result, detail: {...result.detail, summary: `${result.detail.summary} · sandboxed`}};
   emit({type: 'tool-result', id, name: 'bash', isError: result.isError, content: result.content, ...(result.detail ? {detail: result.detail} : {}), at: now()});
-  emit({type: 'notice', text: `$ ${command}\n${result.content}`});
+  // Nobody is asked to run a ! command again outside (it is the person's own): they are told why it may have failed.
+  const blamed = wrap !== undefined && !options.signal.aborted && options.guard?.blamesSandbox(result) === true;
+  emit({type: 'notice', text: `$ ${command}\n${result.content}${blamed ? `\n${SANDBOX_HINT}` : ''}`});
   const reason: TurnEndReason = options.signal.aborted ? 'aborted' : 'completed';
   emit({type: 'turn-end', reason, at: now()});
   return {reason, note: userCommandNote(command, result)};

@@ -35,6 +35,11 @@ describe('the sandbox (nib -p, yolo)', () => {
     expect(result.code).toBe(0);
     expect(existsSync(join(run.home.workspace, 'bang-inside.txt'))).toBe(true);
     expect(existsSync(probe)).toBe(false);
+    // A failure the sandbox may have caused says so, and why: nobody is asked to run it again.
+    const failed = await run.nib([], [], {prompt: `!touch ${probe}`});
+    expect(existsSync(probe)).toBe(false);
+    expect(failed.stderr).toMatch(/✗ exit 1 · [\d.]+ s · sandboxed\n/);
+    expect(failed.stderr).toContain('It ran in the sandbox, as ! commands do, which may be why it failed');
   });
 
   test('$TMPDIR is private and writable', async () => {
