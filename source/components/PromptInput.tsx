@@ -188,5 +188,5 @@ export const slashMenuRows = 6;
 export function slashMatches(value: string, commands: readonly SlashItem[]): SlashItem[] {
   if (!value.startsWith('/') || /\s/.test(value)) return [];
   const typed = value.slice(1).toLowerCase();
-  return commands.filter(command => command.name.startsWith(typed));
+  return commands.filter(command => command.name.toLowerCase().startsWith(typed));
 }

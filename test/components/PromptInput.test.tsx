@@ -132,6 +132,10 @@ test('slashMatches: only while the command name is typed', () => {
   expect(slashMatches('/m', commands).map(command => command.name)).toEqual(['model', 'mode']);
   expect(slashMatches('/model x', commands)).toEqual([]);
   expect(slashMatches('hello', commands)).toEqual([]);
+  // A command file named Upper.md runs as /Upper or /upper: the menu finds it either way.
+  const upper = [{name: 'Upper', description: 'x'}];
+  expect(slashMatches('/up', upper)).toEqual(upper);
+  expect(slashMatches('/Up', upper)).toEqual(upper);
 });
 
 test('a pasted block (its line breaks arrive as CR, in one read) keeps them as lines and is not sent', async () => {
