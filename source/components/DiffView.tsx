@@ -60,8 +60,8 @@ export function DiffView({title, change, hunk, height, width, isActive = false}:
         <Text {...theme.dim} wrap="truncate-end">
           {/* In the transcript nothing scrolls: say what is left out instead of offering keys. */}
           {isActive
-            ? `lines ${offset + 1}–${offset + bodyHeight} of ${lines.length} · ↑↓ PgUp PgDn`
-            : `… ${lines.length - bodyHeight} more lines (/diff shows them all)`}
+            ? `rows ${offset + 1}–${offset + bodyHeight} of ${lines.length} · ↑↓ PgUp PgDn`
+            : `… ${lines.length - bodyHeight} more rows (/diff shows them all)`}
         </Text>
       )}
     </Box>

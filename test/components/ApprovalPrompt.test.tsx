@@ -308,9 +308,9 @@ describe('ApprovalPrompt', () => {
     const request = editRequest({file: {path: 'big.txt', oldText: null, newText: numbered(200)}, editable: numbered(200)});
     const {plain, stdin} = setup(request, noEditor, {rows: 15, columns: 80});
     expect(plain().split('\n').length).toBeLessThanOrEqual(15);
-    expect(plain()).toMatch(/lines 1–\d+ of 200/);
+    expect(plain()).toMatch(/rows 1–\d+ of 200/);
     stdin.write('\u001B[6~');
-    await waitFor(() => !/lines 1–/.test(plain()), plain);
+    await waitFor(() => !/rows 1–/.test(plain()), plain);
     expect(plain().split('\n').length).toBeLessThanOrEqual(15);
   });
 

@@ -63,20 +63,20 @@ describe('DiffView', () => {
     const {lastFrame, stdin} = render(<DiffView title="write big.txt" change={change} height={12} width={40} isActive />);
     const plain = () => stripAnsi(lastFrame()!);
     expect(plain().split('\n')).toHaveLength(12);
-    expect(plain()).toContain('lines 1–10 of 100');
+    expect(plain()).toContain('rows 1–10 of 100');
     expect(plain()).toContain('  1 line 1');
     stdin.write('\u001B[B'); // down
-    await waitFor(() => plain().includes('lines 2–11 of 100'), plain);
+    await waitFor(() => plain().includes('rows 2–11 of 100'), plain);
     stdin.write('\u001B[6~'); // page down
-    await waitFor(() => plain().includes('lines 12–21 of 100'), plain);
+    await waitFor(() => plain().includes('rows 12–21 of 100'), plain);
     expect(plain()).toContain(' 12 line 12');
     stdin.write('\u001B[5~'); // page up
-    await waitFor(() => plain().includes('lines 2–11 of 100'), plain);
+    await waitFor(() => plain().includes('rows 2–11 of 100'), plain);
     stdin.write('\u001B[A'); // up
-    await waitFor(() => plain().includes('lines 1–10 of 100'), plain);
+    await waitFor(() => plain().includes('rows 1–10 of 100'), plain);
     stdin.write('\u001B[A'); // already at the top: stays
     stdin.write('\u001B[F'); // end
-    await waitFor(() => plain().includes('lines 91–100 of 100'), plain);
+    await waitFor(() => plain().includes('rows 91–100 of 100'), plain);
   });
 
   test('identical texts say so', () => {
@@ -160,6 +160,6 @@ function escape(text: string): string {
 test('in the transcript (not scrollable) a long diff says how much is left out, with no scroll keys', () => {
   const change = computeChange(Array.from({length: 100}, (_, i) => `old ${i}\n`).join(''), Array.from({length: 100}, (_, i) => `new ${i}\n`).join(''));
   const frame = stripAnsi(render(<DiffView title="write big.txt" change={change} height={12} width={40} />).lastFrame() ?? '');
-  expect(frame).toMatch(/… \d+ more lines \(\/diff shows them all\)/);
+  expect(frame).toMatch(/… \d+ more rows \(\/diff shows them all\)/);
   expect(frame).not.toContain('PgUp');
 });
