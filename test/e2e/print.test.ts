@@ -480,6 +480,14 @@ describe('nib -p: @files and custom commands', () => {
     expect(lastUserSent()).toMatch(/^summarise @notes\.md and @missing\.md\n/);
     expect(lastUserSent()).toContain('<file path="notes.md">\n     1\t# Notes\n     2\tship it\n</file>');
     expect(lastUserSent()).not.toContain('missing.md">');
+    // The person sees what went to the model with the prompt.
+    expect(result.stderr).toContain('nib: Attached for the model: notes.md\n');
+    await mkdir(join(sandbox.workspace, 'docs'));
+    await writeFile(join(sandbox.workspace, 'docs', 'a.md'), 'a\n');
+    await writeFile(join(sandbox.workspace, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    await server!.close();
+    const more = await nib([sse.text('Done.')], ['-p', 'look at @docs and @logo.png']);
+    expect(more.stderr).toContain('nib: Attached for the model: docs/ (listing), logo.png (unreadable: logo.png looks like a binary file)\n');
   });
 
   test('nib -p with @.env under deny read(**/.env): the file stays out, the person and the model are told why', async () => {

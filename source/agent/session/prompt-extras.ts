@@ -1,6 +1,6 @@
 import type {Message} from '../../core/messages.js';
 import type {ToolContext} from '../../core/tool.js';
-import {expandMentions} from '../mentions.js';
+import {expandMentions, type Attachment} from '../mentions.js';
 import {withUserCommandNotes} from '../user-command.js';
 import type {SnapshotRecord} from './log.js';
 import type {LoadedSession} from './saved.js';
@@ -33,6 +33,7 @@ export class PromptExtras {
     this.prompts[turn - 1] = text;
     const notes = this.notes.splice(0);
     const expanded = await expandMentions(withUserCommandNotes(text, notes), context, signal);
+    if (expanded.attachments.length > 0) tell(`Attached for the model: ${expanded.attachments.map(attachedName).join(', ')}`);
     for (const line of expanded.refused) tell(line.replace(/\.$/, ''));
     return expanded.text;
   }
@@ -62,4 +63,11 @@ export class PromptExtras {
     this.prompts.length = Math.min(this.prompts.length, turn - 1);
     this.notes = [];
   }
+}
+
+/** `src/a.ts`, `docs/ (listing)`, or `a.png (unreadable: binary file)`: what went to the model, as one name. */
+function attachedName(attachment: Attachment): string {
+  // The reason's first clause: "logo.png looks like a binary file (it contains NUL bytes); …".
+  if (attachment.isError) return `${attachment.path} (unreadable: ${attachment.content.split('\n', 1)[0]!.split(/ \(|;/, 1)[0]!.replace(/\.$/, '').slice(0, 80)})`;
+  return attachment.kind === 'directory' ? `${attachment.path.replace(/\/?$/, '/')} (listing)` : attachment.path;
 }
