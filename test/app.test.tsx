@@ -283,6 +283,14 @@ test('a custom command file added, edited or removed during the session counts a
   expect(server!.requests).toHaveLength(2);
 });
 
+test('while the / list is open, the hints say what Enter does there', async () => {
+  const app = await start([]);
+  await app.type('/he');
+  await waitFor(() => expect(app.screen()).toContain('↑/↓ choose · enter pick · tab complete'));
+  await app.type(' x');
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+});
+
 test('a command sent after an answer sees the session as it is now', async () => {
   // The prompt line's submit keeps its identity across renders (the line is memoized); it must
   // still read the latest state, not the state of the render that created it.
