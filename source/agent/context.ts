@@ -114,6 +114,12 @@ export class ContextTracker {
     this.version++;
   }
 
+  /** The system prompt changed (the instruction files did): the server's counts so far no longer describe it. */
+  systemChanged(): void {
+    this.measuredFixed = null;
+    this.reset();
+  }
+
   /** A server-side count wins over an estimate: the scale the tracker applies to what it estimates. */
   scale(tokens: number): number {
     return Math.ceil(tokens * this.ratio);

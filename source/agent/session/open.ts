@@ -73,6 +73,7 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     current: store.instructions.text,
     apply: text => {
       if (history[0]?.type === 'system') history[0] = {type: 'system', content: systemWith(text)};
+      store.window.tracker.systemChanged();
     },
   });
   // Configured servers are read now and started by the caller: print mode waits for them, the TUI

@@ -293,3 +293,17 @@ test('an AGENTS.md written or edited during the session reaches the model from t
   expect(system(2)).toContain('always say banana');
   expect(notices()).toBe(1);
 });
+
+test('instructions that grow during the session are counted: the fit check and /context see the new system prompt', async () => {
+  await writeConfig({contextWindow: 8192, autoCompact: false});
+  server = await startOpenAiServer([sse.text('one', {usage: {prompt_tokens: 1880, completion_tokens: 1, total_tokens: 1881}}), sse.text('two')], {persona: {kind: 'llama.cpp', window: 8192}});
+  const {session, events} = await open();
+  await session.prompt('first');
+  // About 7k tokens of rules, as a long AGENTS.md written by /init.
+  await writeFile(join(sandbox.workspace, 'AGENTS.md'), `# rules\n${'Always check the tests before editing any file. '.repeat(600)}\n`);
+  await session.prompt('second');
+  expect(server.requests.filter(request => request.overWindow)).toHaveLength(0);
+  // Not sent: the new system prompt alone takes more than the window holds.
+  expect(events).toContainEqual(expect.objectContaining({type: 'error', code: 'prompt-too-long', message: expect.stringMatching(/the system prompt and tools take \d+(\.\d)?k of it/)}));
+  expect(session.window.tracker.fixedTokens(session.history)).toBeGreaterThan(8192);
+});
