@@ -128,8 +128,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
       // again with the next one), unless a compaction of this turn already carried it in.
       if (!announced) {
         history.pop();
-        yield {type: 'error', message: turn.error ?? 'The request failed.', code: 'provider'};
-        yield {type: 'turn-end', reason: 'error', at: now()};
+        // Esc (or a stop signal) while the compaction ran: interrupted, as any turn stopped then.
+        if (!signal.aborted) yield {type: 'error', message: turn.error ?? 'The request failed.', code: 'provider'};
+        yield {type: 'turn-end', reason: signal.aborted ? 'aborted' : 'error', at: now()};
         return;
       }
     }
@@ -205,8 +206,9 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   async function* compactNow(reason: 'auto' | 'overflow'): AsyncGenerator<AgentEvent, boolean> {
     const result = await options.compaction!.compact(history, signal);
     if (!result.ok) {
-      // With nothing to compact, the request's own error (or the fit check) says what happened.
-      if (result.error.code !== 'nothing-to-compact') yield {type: 'error', code: 'compaction', message: result.error.message};
+      // With nothing to compact, the request's own error (or the fit check) says what happened;
+      // stopped by Esc, the turn's end says it.
+      if (result.error.code !== 'nothing-to-compact' && !signal.aborted) yield {type: 'error', code: 'compaction', message: result.error.message};
       return false;
     }
     history.splice(0, history.length, ...result.value.history);

@@ -12,6 +12,7 @@ import {createToolRegistry, createReadLedger, readTool} from '../../source/tools
 import {defineTool, type ToolContext} from '../../source/core/tool.js';
 import {startOpenAiServer, type OpenAiServer, type RecordedBody, type Script} from '../support/openai-server.js';
 import {sse} from '../support/sse.js';
+import type {Persona} from '../support/server-persona.js';
 
 /**
  * Test tools: real tools through the real registry, small enough that the test sees what ran.
@@ -106,9 +107,10 @@ async function run(
     approve?: (request: ApprovalRequest) => Decision | Promise<Decision>;
     modeValue?: ApprovalMode;
     onEvent?: (event: AgentEvent) => void;
+    persona?: Persona;
   } = {},
 ): Promise<Run> {
-  server = await startOpenAiServer(script);
+  server = await startOpenAiServer(script, options.persona ? {persona: options.persona} : {});
   const ran: string[] = [];
   const asked: ApprovalRequest[] = [];
   const history: Message[] = options.history ?? [{type: 'system', content: 'test system prompt'}];
@@ -130,6 +132,7 @@ async function run(
     signal: options.signal ?? new AbortController().signal,
     ...(options.maxRounds ? {maxRounds: options.maxRounds} : {}),
     ...(options.undoPoint ? {undoPoint: options.undoPoint} : {}),
+    ...(options.compaction ? {compaction: options.compaction} : {}),
   })) {
     events.push(event);
     options.onEvent?.(event);
@@ -527,5 +530,36 @@ describe('runAgent', () => {
     expect(ofType(result.events, 'error')).toHaveLength(1);
     expect(result.ran).toEqual([]);
     expect(result.history.at(-1)).toMatchObject({type: 'assistant-text', content: 'Partial words here'});
+  });
+});
+
+describe('a prompt the server refuses as too long', () => {
+  test('taken back when nothing can be compacted; Esc during that compaction ends the turn as interrupted', async () => {
+    const history: Message[] = [{type: 'system', content: 'test system prompt'}, {type: 'user', content: 'old'}, {type: 'assistant-text', content: 'old answer'}];
+    const refuse = (compact: () => Promise<never>) => ({shouldCompact: () => false, compact, learn: () => {}});
+    const failed = await run([sse.text('never')], {
+      persona: {kind: 'llama.cpp', window: 20},
+      history,
+      compaction: refuse(async () => ({ok: false, error: {code: 'nothing-to-compact', message: 'nothing'}}) as never),
+    });
+    expect(failed.events.at(-1)).toMatchObject({type: 'turn-end', reason: 'error'});
+    expect(failed.events).toContainEqual(expect.objectContaining({type: 'error', code: 'provider', message: expect.stringMatching(/exceeds the available context size/)}));
+    expect(failed.history.map(message => message.type)).toEqual(['system', 'user', 'assistant-text']);
+    expect(ofType(failed.events, 'message')).toHaveLength(0);
+
+    const controller = new AbortController();
+    const stopped = await run([sse.text('never')], {
+      persona: {kind: 'llama.cpp', window: 20},
+      history: [...history],
+      signal: controller.signal,
+      // The person presses Esc while the summary is being written.
+      compaction: refuse(async () => {
+        controller.abort();
+        return {ok: false, error: {code: 'aborted', message: 'aborted'}} as never;
+      }),
+    });
+    expect(stopped.events.at(-1)).toMatchObject({type: 'turn-end', reason: 'aborted'});
+    expect(ofType(stopped.events, 'error')).toHaveLength(0);
+    expect(stopped.history).toHaveLength(3);
   });
 });
