@@ -283,6 +283,28 @@ test('a custom command file added, edited or removed during the session counts a
   expect(server!.requests).toHaveLength(2);
 });
 
+test('a prompt typed right after a slash command does not overtake it while the command folders are read', async () => {
+  server = await startOpenAiServer([sse.text('answered')]);
+  const sandbox = await createSandbox('nib-app-');
+  cleanups.push(sandbox.cleanup);
+  const {session} = await openTestSession({...sandbox, workspace: dir}, ['--base-url', server.url]);
+  // Reading the folders takes a moment (a slow disk, a network home).
+  const loadCommands = async () => {
+    await new Promise(resolve => setTimeout(resolve, 150));
+    return withCustomCommands(slashCommands, session.root, sandbox.env);
+  };
+  const app = await renderApp(session, {historyFile: join(dir, '.state', 'history'), loadCommands});
+  unmount = () => {
+    app.unmount();
+    void session.close();
+  };
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type('/model other-model', keys.enter);
+  await app.type('hello', keys.enter);
+  await waitFor(() => expect(server!.requests).toHaveLength(1));
+  expect(server!.requests[0]!.body.model).toBe('other-model');
+});
+
 test('while the / list is open, the hints say what Enter does there', async () => {
   const app = await start([]);
   await app.type('/he');
