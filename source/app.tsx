@@ -208,7 +208,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
           contextTokens={state.context.tokens}
           contextWindow={state.context.window}
           cwd={cwdLabel}
-          keyState={isExitArmed ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : slashMatches(input, commands).length > 0 ? 'menu' : 'idle'}
+          keyState={isExitArmed && input === '' ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : slashMatches(input, commands).length > 0 ? 'menu' : 'idle'}
           width={width}
         />
       </Box>

@@ -189,6 +189,21 @@ test('Ctrl+C while busy interrupts the turn instead of exiting', async () => {
   expect(hasExited(app)).toBe(false);
 });
 
+test('a draft typed during a turn: Ctrl+C interrupts and keeps it, and the exit hint shows only once the input is empty', async () => {
+  const app = await start([sse.slow(sse.text('word '.repeat(2000), {chunkSize: 5}), 5)]);
+  await app.type('go', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('word word'));
+  await app.type('queued draft');
+  await app.type(keys.ctrlC);
+  await waitFor(() => expect(app.screen()).toContain('interrupted'));
+  expect(app.screen()).toContain('› queued draft');
+  expect(app.screen()).not.toContain('press ctrl+c again to exit');
+  await app.type(keys.ctrlC);
+  await waitFor(() => expect(app.screen()).toContain('press ctrl+c again to exit'));
+  expect(app.screen()).not.toContain('queued draft');
+  expect(hasExited(app)).toBe(false);
+});
+
 test('Ctrl+D exits on an empty input only', async () => {
   const app = await start([]);
   await app.type('x', keys.ctrlD);
