@@ -43,7 +43,7 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
 
 // The borders ┌ ├ └ │ as escapes: esbuild leaves a regular expression's characters as they are, and
 // one character outside ASCII in a chunk has V8 hold the whole chunk's source at two bytes a character.
-const tableBorder = /^(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
+const tableBorder = /^(?:\u001B\[[\d;]*m)*[ ]*(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
 
 /** The lines of rendered text; none when it is empty (a block of only a link definition). */
 export function linesOf(rendered: string): string[] {

@@ -4,7 +4,7 @@
  * after the first frame (see MarkdownLoader in Markdown.tsx).
  */
 import {stripVTControlCharacters} from 'node:util';
-import {Marked, type Tokens} from 'marked';
+import {Marked, type Token, type Tokens} from 'marked';
 import {markedTerminal} from 'marked-terminal';
 import {drawTable} from './markdown-table.js';
 
@@ -52,7 +52,7 @@ function createMarked(width: number): Marked {
       // cut at the edge: its cells now wrap inside columns that fit.
       table(token) {
         const inline = (cell: Tokens.TableCell) => unescapeEntities(this.parser.parseInline(cell.tokens));
-        return `${drawTable(token.header.map(inline), token.rows.map(row => row.map(inline)), token.align, width)}\n\n`;
+        return `${drawTable(token.header.map(inline), token.rows.map(row => row.map(inline)), token.align, width - (tableIndent.get(token) ?? 0))}\n\n`;
       },
     },
   });
@@ -64,10 +64,31 @@ function unescapeEntities(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'"})[name] ?? _);
 }
 
+/**
+ * How far marked-terminal will indent each table (a list item's text by its marker and three
+ * columns a level, a quote's by two), so that the table is fitted to what is left of the width.
+ */
+const tableIndent = new WeakMap<object, number>();
+
+function markTableIndents(tokens: readonly Token[], indent: number): void {
+  for (const token of tokens) {
+    if (token.type === 'table') tableIndent.set(token, indent);
+    else if (token.type === 'list') {
+      // Two columns, the marker (`*`, or the widest number and its dot) and a space.
+      const list = token as Tokens.List;
+      const marker = list.ordered ? String((Number(list.start) || 1) + list.items.length - 1).length + 1 : 1;
+      for (const item of list.items) markTableIndents(item.tokens, indent + 3 + marker);
+    }
+    else if (token.type === 'blockquote') markTableIndents((token as Tokens.Blockquote).tokens, indent + 2);
+  }
+}
+
 function renderWith(marked: Marked, text: string, hasColor: boolean): string {
   let output: string;
   try {
-    output = marked.parse(text, {async: false}) as string;
+    const tokens = marked.lexer(text);
+    markTableIndents(tokens, 0);
+    output = marked.parser(tokens);
   } catch {
     // A half-streamed block can trip the renderer (an unfinished table); the raw text is still
     // readable, and the next delta will render properly.

@@ -120,6 +120,18 @@ test('a table too wide for any readable columns is cut at the edge, not wrapped'
   for (const line of lines) expect(line.length).toBeLessThanOrEqual(24);
 });
 
+test('a table in a list item or a quote is fitted to the width left after its indent', () => {
+  for (const md of [
+    '1. Results:\n\n   | file | note |\n   |---|---|\n   | source/agent/session/window.ts | asked again after an answered turn |',
+    '- x\n  - y\n\n    | file | note |\n    |---|---|\n    | source/agent/session/window.ts | asked again after an answered turn |',
+    '> | file | note |\n> |---|---|\n> | source/agent/session/window.ts | asked again after an answered turn |',
+  ]) {
+    const out = plain(renderMarkdown(md, 40, true));
+    for (const line of out.split('\n')) expect(line.length, out).toBeLessThanOrEqual(40);
+    expect(out.replace(/[│\s]+/g, ' ')).toContain('answered');
+  }
+});
+
 test('until the renderer has loaded, text shows as it is', () => {
   expect(plain(render(<Markdown text={'**bold**'} width={40} />).lastFrame())).toBe('**bold**');
 });
