@@ -86,8 +86,9 @@ async function runInteractiveApp(config: Config): Promise<number> {
  * to the model as text and the script would see success.
  */
 async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<Result<string, string>> {
-  const name = /^\/([\w.-]+)(?:\s|$)/.exec(prompt.trim())?.[1];
-  if (name === undefined) return {ok: true, value: prompt};
+  // The TUI's rule: the first word after the slash, unless it holds a slash (a path).
+  const name = /^\/(\S+)/.exec(prompt.trim())?.[1];
+  if (name === undefined || name.includes('/')) return {ok: true, value: prompt};
   const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
   const {nibDir} = await import('./agent/config/xdg.js');
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns});

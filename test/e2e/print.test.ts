@@ -532,6 +532,10 @@ describe('nib -p: @files and custom commands', () => {
     const typo = await nib([sse.text('never')], ['-p', '/reveiw src/a.ts']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toMatch(/^nib: unknown command \/reveiw: print mode runs custom commands .*, here \/review; nothing was sent\n$/);
+    // Claude Code's namespaced form, which the TUI refuses too.
+    const namespaced = await nib([sse.text('never')], ['-p', '/frontend:component Button']);
+    expect(namespaced.code).toBe(1);
+    expect(namespaced.stderr).toMatch(/^nib: unknown command \/frontend:component: /);
     expect(server!.requests).toHaveLength(0);
     await server!.close();
     const path = await nib([sse.text('looked')], ['-p', '/src/app.ts is broken']);
