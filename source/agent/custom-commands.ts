@@ -114,11 +114,15 @@ export async function parseCommandFile(text: string): Promise<{ok: true; value: 
   return {ok: true, value: {description, ...(args ? {args} : {}), body}};
 }
 
-/** Front matter as `key: value` lines (blank lines and # comments skipped); null when a line is neither. */
+/**
+ * Front matter as `key: value` lines (blank lines and # comments skipped, and indented lines under
+ * a key, such as a list of allowed tools, which nib does not use); null when a line is none of these.
+ */
 function plainLines(text: string): Record<string, string> | null {
   const fields: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (/^\s/.test(line) && Object.keys(fields).length > 0) continue;
     const match = /^([\w-]+):[ \t]*(.*)$/.exec(line);
     if (!match) return null;
     fields[match[1]!] = match[2]!.trim().replace(/^(["'])(.*)\1$/, '$2');
@@ -135,6 +139,7 @@ export function expandCustomCommand(command: Pick<CustomCommand, 'body'>, args: 
   const words = [...trimmed.matchAll(WORD)];
   let all = false;
   let last = 0;
+  const used = new Set<number>();
   const body = command.body.replace(/\$(ARGUMENTS|[1-9])/g, (_, which: string, at: number, text: string) => {
     if (which === 'ARGUMENTS') {
       all = true;
@@ -142,12 +147,15 @@ export function expandCustomCommand(command: Pick<CustomCommand, 'body'>, args: 
     }
     const n = Number(which);
     last = Math.max(last, n);
+    used.add(n);
     const word = words[n - 1] ? wordOf(words[n - 1]!) : '';
     // `@$1` with a path that has a space: quoted, or the mention would stop at the space.
     return text[at - 1] === '@' && /\s/.test(word) && !word.includes('"') ? `"${word}"` : word;
   });
-  // What no placeholder took (all of it, or the words after the last one used), as typed.
-  const rest = all ? '' : last === 0 ? trimmed : words[last] ? trimmed.slice(words[last]!.index).trim() : '';
+  // What no placeholder took, as typed: skipped words before the last one used, then all after it.
+  const skipped = all ? [] : words.slice(0, last).filter((_, index) => !used.has(index + 1)).map(word => word[0]);
+  const tail = all ? '' : last === 0 ? trimmed : words[last] ? trimmed.slice(words[last]!.index).trim() : '';
+  const rest = [...skipped, ...(tail ? [tail] : [])].join(' ');
   return asModelText(rest === '' ? body : `${body}\n\nArguments: ${rest}`);
 }
 

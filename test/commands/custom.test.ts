@@ -30,7 +30,7 @@ describe('parseCommandFile', () => {
 
   test('without front matter the first line describes it; broken YAML is a clear error', async () => {
     expect(await parseCommandFile('Explain the build.\nMore.')).toEqual({ok: true, value: {description: 'Explain the build.', body: 'Explain the build.\nMore.'}});
-    const broken = await parseCommandFile('---\ndescription: [unclosed\n  and not a key line\n---\nbody');
+    const broken = await parseCommandFile('---\ndescription: [unclosed\nnot a key line\n---\nbody');
     expect(broken).toEqual({ok: false, error: expect.stringMatching(/^the front matter is not valid YAML/)});
   });
 
@@ -39,6 +39,8 @@ describe('parseCommandFile', () => {
     expect(colon).toEqual({ok: true, value: {description: 'Fix issue: parse the number', args: '[list|save] [name]', body: 'Fix it.'}});
     const wip = await parseCommandFile('---\ndescription: [WIP] draft command\n---\nDraft.');
     expect(wip).toMatchObject({ok: true, value: {description: '[WIP] draft command'}});
+    // Indented lines under a key nib does not use (a list of tools) do not stop it.
+    expect(await parseCommandFile('---\ndescription: Fix: it\nallowed-tools:\n  - Bash\n  - Read\n---\nFix.')).toMatchObject({ok: true, value: {description: 'Fix: it'}});
     // A YAML list, as in Claude Code's own example: shown as written.
     expect(await parseCommandFile('---\nargument-hint: [message]\n---\nCommit: $ARGUMENTS')).toMatchObject({ok: true, value: {args: '[message]'}});
   });
@@ -66,6 +68,10 @@ describe('expandCustomCommand', () => {
     expect(expandCustomCommand({body: review}, 'src/a.ts errors and also "check naming"')).toBe('Review @src/a.ts for bugs, focusing on errors.\n\nArguments: and also "check naming"');
     expect(expandCustomCommand({body: review}, 'src/a.ts\nplease also check\nthe tests')).toBe('Review @src/a.ts for bugs, focusing on please.\n\nArguments: also check\nthe tests');
     expect(expandCustomCommand({body: review}, 'src/a.ts')).toBe('Review @src/a.ts for bugs, focusing on .');
+  });
+
+  test('a word no placeholder takes before the last one used is kept too', () => {
+    expect(expandCustomCommand({body: 'Fix $2.'}, 'one two three')).toBe('Fix two.\n\nArguments: one three');
   });
 
   test('a word with a space put after @ is quoted, so the mention takes the whole path', () => {

@@ -350,7 +350,9 @@ describe('nib -p', () => {
     await new Promise<void>(resolve => refusing.listen(0, '127.0.0.1', resolve));
     const port = (refusing.address() as AddressInfo).port;
     const wrongKey = await runNib(sandbox, ['-p', 'hi', '--base-url', `http://127.0.0.1:${port}/v1`], {env: {NIB_MODEL: '', OPENAI_API_KEY: 'sk-wrong'}});
+    const noKey401 = await runNib(sandbox, ['-p', 'hi', '--base-url', `http://127.0.0.1:${port}/v1`], {env: {NIB_MODEL: '', OPENAI_API_KEY: ''}});
     await new Promise(resolve => refusing.close(resolve));
+    expect(noKey401.stderr).toMatch(/^nib: http:\/\/127\.0\.0\.1:\d+\/v1 wants a key to list its models \(401 Unauthorized\): set OPENAI_API_KEY; then no model configured/);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toMatch(/^nib: http:\/\/127\.0\.0\.1:\d+\/v1 refused the key when asked its models \(401 Unauthorized\): check OPENAI_API_KEY; then no model configured: pass --model NAME/);
     expect(wrongKey.stderr).not.toContain('sk-wrong');
@@ -555,7 +557,7 @@ describe('nib -p: @files and custom commands', () => {
 
   test('a custom command file that cannot be read is named on stderr, and its /name is refused, not sent as text', async () => {
     await mkdir(join(sandbox.workspace, '.nib', 'commands'), {recursive: true});
-    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\n  and not a key line\n---\nbody\n');
+    await writeFile(join(sandbox.workspace, '.nib', 'commands', 'broken.md'), '---\ndescription: [unclosed\nnot a key line\n---\nbody\n');
     const result = await nib([sse.text('Done.')], ['-p', '/broken now']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/broken\.md: the front matter is not valid YAML .*; not loaded\n.*unknown command \/broken: .*nothing was sent/s);

@@ -54,9 +54,12 @@ export async function modelFromServer(config: Config, canAsk: boolean): Promise<
   const problem = readinessProblem(value.config);
   if (!problem) return {ok: true, value};
   // A wrong key is the thing to fix first: a model set now would only meet the same refusal.
-  const why = keyRefused
-    ? `${config.baseURL} refused the key when asked its models (${keyRefused} ${keyRefused === 401 ? 'Unauthorized' : 'Forbidden'}): check ${config.keyEnv}; then `
-    : '';
+  const status = `${keyRefused} ${keyRefused === 401 ? 'Unauthorized' : 'Forbidden'}`;
+  const why = !keyRefused
+    ? ''
+    : config.apiKey
+      ? `${config.baseURL} refused the key when asked its models (${status}): check ${config.keyEnv}; then `
+      : `${config.baseURL} wants a key to list its models (${status}): set ${config.keyEnv}; then `;
   const listed = unlisted && !value.config.model && !keyRefused ? ` (asked, ${config.baseURL} gave no list of its models)` : '';
   return {ok: true, value: {...value, problem: `${why}${problem}${listed}`}};
 }
