@@ -67,17 +67,20 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const overlay = state.overlay;
 
   const {commands, reload: reloadCommands} = useCommands(commandsGiven, loadCommands, text => dispatch({type: 'notice', text}), notices);
-  // In the order typed: a slash command waits for its folders to be read, and a prompt sent just
-  // after it must not overtake it.
-  const submitted = useRef(Promise.resolve());
+  // Started in the order typed: a slash command waits for its folders to be read, and a prompt
+  // sent just after it must not overtake it (a command that runs long, /compact, holds nothing).
+  const submitted = useRef<Promise<unknown>>(Promise.resolve());
   // Stable, so the prompt line (memoized) is not drawn again on every frame of an answer.
   const submit = useStableCallback((text: string) => {
     setInput('');
     prompts.add(text);
-    submitted.current = submitted.current.then(async () => {
-      const current = text.trimStart().startsWith('/') ? await reloadCommands() : commands;
-      if (!(await runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands: current}))) send(text);
-    });
+    const ready = submitted.current.then(() => (text.trimStart().startsWith('/') ? reloadCommands() : commands));
+    submitted.current = ready;
+    void ready
+      .then(current => runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands: current}))
+      .then(isCommand => {
+        if (!isCommand) send(text);
+      });
   });
   const changeInput = useStableCallback((value: string) => {
     // The `/` menu opening: its list is read again.
