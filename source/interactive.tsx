@@ -10,6 +10,7 @@ import {modelFromServer} from './agent/session/server-model.js';
 import {createPromptHistory, promptHistoryPath} from './agent/session/prompt-history.js';
 import {App} from './app.js';
 import {withCustomCommands} from './commands/custom.js';
+import {textTools} from './components/text-tools.js';
 import {slashCommands} from './commands/slash.js';
 import {FirstRun} from './components/FirstRun.js';
 import {MarkdownLoader} from './components/Markdown.js';
@@ -29,7 +30,7 @@ function FirstRunScreen({problem, configPath}: {readonly problem: string; readon
 }
 
 /** The markdown libraries are most of this bundle: they load when the transcript gets its first item (see MarkdownLoader). */
-const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer());
+const loadMarkdown = () => import('./components/markdown-render.js').then(module => module.createMarkdownRenderer(textTools));
 
 /** `/home/al/x` as `~/x`; a sibling such as `/home/alice` is not under `/home/al`. */
 function tildify(path: string, home: string): string {

@@ -6,31 +6,26 @@
 import {stripVTControlCharacters} from 'node:util';
 import {Marked, type Token, type Tokens} from 'marked';
 import {markedTerminal} from 'marked-terminal';
-import {drawTable} from './markdown-table.js';
-
-/** Pure apart from marked-terminal's chalk colour detection. */
-export function renderMarkdown(text: string, width: number, hasColor: boolean): string {
-  return renderWith(createMarked(width), text, hasColor);
-}
+import {drawTable, type TextTools} from './markdown-table.js';
 
 /**
  * A renderer that keeps one configured parser per width: the open block of a streaming answer is
  * rendered up to 30 times a second, and building marked-terminal's renderer each time showed up
  * in the CPU profile.
  */
-export function createMarkdownRenderer(): (text: string, width: number, hasColor: boolean) => string {
+export function createMarkdownRenderer(tools: TextTools): (text: string, width: number, hasColor: boolean) => string {
   const parsers = new Map<number, Marked>();
   return (text, width, hasColor) => {
     let marked = parsers.get(width);
     if (!marked) {
-      marked = createMarked(width);
+      marked = createMarked(width, tools);
       parsers.set(width, marked);
     }
     return renderWith(marked, text, hasColor);
   };
 }
 
-function createMarked(width: number): Marked {
+function createMarked(width: number, tools: TextTools): Marked {
   const marked = new Marked(
     // marked-terminal's types lag behind marked 15's extension shape; the runtime object is one.
     markedTerminal({width: Math.max(20, width), reflowText: true, showSectionPrefix: false, tab: 2, emoji: false}) as never,
@@ -52,7 +47,7 @@ function createMarked(width: number): Marked {
       // cut at the edge: its cells now wrap inside columns that fit.
       table(token) {
         const inline = (cell: Tokens.TableCell) => unescapeEntities(this.parser.parseInline(cell.tokens));
-        return `${drawTable(token.header.map(inline), token.rows.map(row => row.map(inline)), token.align, width - (tableIndent.get(token) ?? 0))}\n\n`;
+        return `${drawTable(token.header.map(inline), token.rows.map(row => row.map(inline)), token.align, width - (tableIndent.get(token) ?? 0), tools)}\n\n`;
       },
     },
   });

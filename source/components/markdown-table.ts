@@ -4,10 +4,20 @@
  * table keeps its shape and no character is lost. Pure.
  */
 import Table from 'cli-table3';
-import stringWidth from 'string-width';
-import wrapAnsi from 'wrap-ansi';
 
 export type Align = 'left' | 'center' | 'right' | null;
+
+/**
+ * Measuring and wrapping styled text, as Ink does it (text-tools.ts hands them over): imported
+ * here, they would put Ink's modules in a chunk shared with the app, which measured 9 ms later to
+ * take its first key.
+ */
+export type TextTools = {
+  /** Columns the text takes, escape codes left out. */
+  width: (text: string) => number;
+  /** The text in lines of at most `columns`, at spaces where it can, a longer word broken. */
+  wrap: (text: string, columns: number) => string;
+};
 
 /** A cell's padding (one space each side) plus the border before it. */
 const CELL_EXTRA = 3;
@@ -40,14 +50,14 @@ export function fitColumns(natural: readonly number[], width: number): number[] 
 }
 
 /** Header and rows of rendered (possibly styled) cell text, as bordered lines at most `width` wide when they can be. */
-export function drawTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[], width: number): string {
+export function drawTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[], width: number, tools: TextTools): string {
   const columns = header.length;
   const all = [header, ...rows];
   const natural = Array.from({length: columns}, (_, column) =>
-    Math.max(1, ...all.map(row => Math.max(0, ...(row[column] ?? '').split('\n').map(line => stringWidth(line))))),
+    Math.max(1, ...all.map(row => Math.max(0, ...(row[column] ?? '').split('\n').map(line => tools.width(line))))),
   );
   const widths = fitColumns(natural, width) ?? natural;
-  const cell = (text: string, column: number) => wrapAnsi(text, widths[column]!, {hard: true, trim: true});
+  const cell = (text: string, column: number) => tools.wrap(text, widths[column]!);
   const table = new Table({
     head: header.map(cell),
     colWidths: widths.map(each => each + 2),

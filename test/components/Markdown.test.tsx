@@ -3,7 +3,7 @@ import {render} from 'ink-testing-library';
 import {expect, test} from 'vitest';
 import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Markdown, MarkdownContext} from '../../source/components/Markdown.js';
-import {renderMarkdown} from '../../source/components/markdown-render.js';
+import {renderMarkdown} from '../support/markdown.js';
 import {fitColumns} from '../../source/components/markdown-table.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import {initialState, reduce} from '../../source/state/reducer.js';

@@ -5,7 +5,7 @@ import {initialState, reduce, type UiState} from '../../source/state/reducer.js'
 import {LiveTurn} from '../../source/components/LiveTurn.js';
 import {Transcript} from '../../source/components/Transcript.js';
 import {MarkdownContext, type RenderMarkdown} from '../../source/components/Markdown.js';
-import {renderMarkdown} from '../../source/components/markdown-render.js';
+import {renderMarkdown} from '../support/markdown.js';
 import {plain} from './helpers.js';
 import {waitFor} from '../support/wait-for.js';
 

@@ -3,7 +3,7 @@ import type {AgentSession} from '../../source/agent/session/agent-session.js';
 import {createPromptHistory} from '../../source/agent/session/prompt-history.js';
 import {App} from '../../source/app.js';
 import {MarkdownContext} from '../../source/components/Markdown.js';
-import {renderMarkdown} from '../../source/components/markdown-render.js';
+import {renderMarkdown} from './markdown.js';
 import {createTheme, ThemeContext} from '../../source/components/theme.js';
 import type {TypedAhead} from '../../source/early-prompt.js';
 import type {LoadCommands} from '../../source/hooks/use-commands.js';
