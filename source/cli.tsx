@@ -86,10 +86,11 @@ async function runInteractiveApp(config: Config): Promise<number> {
  * to the model as text and the script would see success.
  */
 async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<Result<string, string>> {
-  // The TUI's rule: the first word after the slash, unless it holds a slash (a path).
-  const name = /^\/(\S+)/.exec(prompt.trim())?.[1];
-  if (name === undefined || name.includes('/')) return {ok: true, value: prompt};
-  const {loadCustomCommands, expandCustomPrompt} = await import('./agent/custom-commands.js');
+  if (!prompt.trimStart().startsWith('/')) return {ok: true, value: prompt};
+  const [{loadCustomCommands, expandCustomPrompt}, {commandCall}] = await Promise.all([import('./agent/custom-commands.js'), import('./commands/slash.js')]);
+  // The TUI's rule: a path (/src/app.ts) or code (/** …) is a prompt.
+  const name = commandCall(prompt)?.name;
+  if (name === undefined) return {ok: true, value: prompt};
   const {nibDir} = await import('./agent/config/xdg.js');
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);

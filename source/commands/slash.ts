@@ -79,17 +79,26 @@ export const slashCommands: readonly SlashCommand[] = [
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
 
+/**
+ * `/name args` when the prompt reads as a command: a name of letters, digits, `_`, `.`, `-` and
+ * `:` (Claude Code's `/frontend:component`). "/src/app.ts is broken" starts with a path and
+ * "/** a doc comment" with code: both are prompts. Print mode asks the same question.
+ */
+export function commandCall(text: string): {name: string; args: string} | null {
+  const match = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  return match ? {name: match[1]!, args: (match[2] ?? '').trim()} : null;
+}
+
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
 export async function runSlashCommand(text: string, context: CommandContext): Promise<boolean> {
   const commands = context.commands ?? slashCommands;
-  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
-  // "/src/app.ts is broken" is a prompt that starts with a path, not a command.
-  if (!match || match[1]!.includes('/')) return false;
-  const command = commands.find(candidate => candidate.name === match[1]);
+  const call = commandCall(text);
+  if (!call) return false;
+  const command = commands.find(candidate => candidate.name === call.name);
   if (!command) {
-    note(context, `unknown command /${match[1]}: /help lists them`);
+    note(context, `unknown command /${call.name}: /help lists them`);
     return true;
   }
-  await command.run(match[2]!.trim(), context);
+  await command.run(call.args, context);
   return true;
 }

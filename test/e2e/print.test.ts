@@ -543,6 +543,11 @@ describe('nib -p: @files and custom commands', () => {
     const path = await nib([sse.text('looked')], ['-p', '/src/app.ts is broken']);
     expect(path.code).toBe(0);
     expect(lastUserSent()).toContain('/src/app.ts is broken');
+    // A source file piped in, which starts with a doc comment, is a prompt too.
+    await server!.close();
+    const code = await nib([sse.text('explained')], ['-p', '/** A doc comment */\nexport const x = 1;']);
+    expect(code.code).toBe(0);
+    expect(lastUserSent()).toContain('/** A doc comment */');
   });
 
   test('a custom command whose body starts with ! goes to the model as text and runs nothing', async () => {
