@@ -19,7 +19,7 @@ module.enableCompileCache?.();
 const cpu = () => { const {user, system} = process.cpuUsage(); return (user + system) / 1000; };
 let start = cpu();
 const {createMarkdownRenderer} = await import(process.argv[1]);
-const render = createMarkdownRenderer({width: text => text.length, wrap: text => text}); // no table is drawn here
+const render = createMarkdownRenderer({width: text => text.length, wrap: text => text, cut: text => text}); // no table is drawn here
 render('Some **bold** text and a [link](https://example.com).', 100, true);
 const load = cpu() - start;
 start = cpu();

@@ -31,28 +31,18 @@ export const Markdown = memo(function Markdown({text, width}: Props) {
   const {hasColor} = useTheme();
   const render = useMarkdown();
   const lines = useMemo(() => linesOf(render ? render(text, width, hasColor) : text), [render, text, width, hasColor]);
-  // A table's cells wrap inside columns that fit the width (markdown-table.ts); one with too many
-  // columns for that is cut at the edge, as a row wrapped by the terminal is unreadable. Prose is
-  // already reflowed to the width, and code wraps, so no character of it is lost.
+  // Prose is reflowed to the width and a table fitted to it (its rows cut if it cannot fit, see
+  // markdown-table.ts); code wraps, so no character of it is lost.
   return (
     <Box flexDirection="column" width={width}>
-      {lines.map((line, index) => textRow(index, line, {wrap: isTableLine(line) ? 'truncate-end' : 'wrap'}))}
+      {lines.map((line, index) => textRow(index, line))}
     </Box>
   );
 });
 
-// The borders ┌ ├ └ │ as escapes: esbuild leaves a regular expression's characters as they are, and
-// one character outside ASCII in a chunk has V8 hold the whole chunk's source at two bytes a character.
-const tableBorder = /^(?:\u001B\[[\d;]*m)*[ ]*(?:\u001B\[[\d;]*m)*[\u250C\u251C\u2514\u2502]/;
-
 /** The lines of rendered text; none when it is empty (a block of only a link definition). */
 export function linesOf(rendered: string): string[] {
   return rendered === '' ? [] : rendered.split('\n');
-}
-
-/** A line drawn by the table renderer (it starts with a box-drawing border). */
-function isTableLine(line: string): boolean {
-  return tableBorder.test(line);
 }
 
 export type LoaderProps = {

@@ -17,6 +17,8 @@ export type TextTools = {
   width: (text: string) => number;
   /** The text in lines of at most `columns`, at spaces where it can, a longer word broken. */
   wrap: (text: string, columns: number) => string;
+  /** One line cut to at most `columns`. */
+  cut: (line: string, columns: number) => string;
 };
 
 /** A cell's padding (one space each side) plus the border before it. */
@@ -49,7 +51,7 @@ export function fitColumns(natural: readonly number[], width: number): number[] 
   return fitted;
 }
 
-/** Header and rows of rendered (possibly styled) cell text, as bordered lines at most `width` wide when they can be. */
+/** Header and rows of rendered (possibly styled) cell text, as bordered lines at most `width` wide (cut when the table cannot fit). */
 export function drawTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly Align[], width: number, tools: TextTools): string {
   const columns = header.length;
   const all = [header, ...rows];
@@ -64,5 +66,12 @@ export function drawTable(header: readonly string[], rows: ReadonlyArray<readonl
     colAligns: align.map(each => each ?? 'left'),
   });
   for (const row of rows) table.push(Array.from({length: columns}, (_, column) => cell(row[column] ?? '', column)));
-  return table.toString();
+  // Each row cut to the width, so the view never wraps one: only a table with too many columns for
+  // readable ones is drawn wider (at its natural widths), and a measure of a wide character that
+  // differs from Ink's by a column must not spill a row onto the next line.
+  return table
+    .toString()
+    .split('\n')
+    .map(line => tools.cut(line, Math.max(1, width)))
+    .join('\n');
 }

@@ -6,4 +6,5 @@ import type {TextTools} from './markdown-table.js';
 export const textTools: TextTools = {
   width: stringWidth,
   wrap: (text, columns) => wrapAnsi(text, columns, {hard: true, trim: true}),
+  cut: (line, columns) => (stringWidth(line) <= columns ? line : wrapAnsi(line, columns, {hard: true, trim: false, wordWrap: false}).split('\n', 1)[0]!),
 };

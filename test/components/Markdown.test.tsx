@@ -143,3 +143,9 @@ test('a blank line of reasoning is a row with nothing sent on it, not a dimmed s
   expect(lines[0]).toContain('\u001B[');
   expect(lines[1]).toBe('');
 });
+
+test('a code block with tree-drawing lines wraps like any code, nothing cut', () => {
+  const md = '```\nproject/\n├── src/\n│   └── components/markdown-render-with-a-long-name.ts  # the renderer\n└── README.md\n```';
+  const frame = plain(render(<MarkdownContext value={renderMarkdown}><Markdown text={md} width={40} /></MarkdownContext>).lastFrame()!);
+  expect(frame.replace(/\s+/g, '')).toContain('#therenderer');
+});

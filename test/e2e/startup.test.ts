@@ -100,7 +100,7 @@ test('the bundle highlights code, with highlight.js loaded on first use and only
   const script = [
     `const {createMarkdownRenderer} = await import(${chunk('markdown-render-')});`,
     `const {highlight} = await import(${chunk('highlight-')});`,
-    "const render = createMarkdownRenderer({width: text => text.length, wrap: text => text}); // no table here",
+    "const render = createMarkdownRenderer({width: text => text.length, wrap: text => text, cut: text => text}); // no table here",
     'console.log(JSON.stringify([',
     "  render('plain :smile: **bold**', 80, true),",
     "  render('```js\\nconst a = 1;\\n```', 80, true),",
