@@ -65,11 +65,13 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   // One overflow retry per turn, and no auto attempt after a failed one: never a loop.
   let overflowRetried = false;
   let autoFailed = false;
+  // Stopped (Esc, a signal) before anything was said: a prompt never sent is taken back.
+  const stopped = function* (): Generator<AgentEvent> {
+    if (!announced) history.pop();
+    yield {type: 'turn-end', reason: 'aborted', at: now()};
+  };
   for (let round = 1; ; round++) {
-    if (signal.aborted) {
-      yield {type: 'turn-end', reason: 'aborted', at: now()};
-      return;
-    }
+    if (signal.aborted) return yield* stopped();
     if (round > maxRounds) {
       yield {
         type: 'error',
@@ -82,6 +84,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
 
     if (options.compaction && !autoFailed && options.compaction.shouldCompact(history)) {
       autoFailed = !(yield* compactNow('auto'));
+      if (signal.aborted) return yield* stopped();
     }
     if (options.compaction?.fits && !options.compaction.fits(history)) {
       const message = options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.';

@@ -562,4 +562,26 @@ describe('a prompt the server refuses as too long', () => {
     expect(ofType(stopped.events, 'error')).toHaveLength(0);
     expect(stopped.history).toHaveLength(3);
   });
+
+  test('Esc during the automatic compaction before sending: interrupted, the prompt taken back, no "does not fit"', async () => {
+    const controller = new AbortController();
+    const history: Message[] = [{type: 'system', content: 's'}, {type: 'user', content: 'old'}, {type: 'assistant-text', content: 'a'}];
+    const stopped = await run([sse.text('never')], {
+      history,
+      signal: controller.signal,
+      compaction: {
+        shouldCompact: () => true,
+        fits: () => false,
+        tooFull: () => 'does not fit',
+        compact: async () => {
+          controller.abort();
+          return {ok: false, error: {code: 'aborted', message: 'aborted'}} as never;
+        },
+      },
+    });
+    expect(stopped.events.at(-1)).toMatchObject({type: 'turn-end', reason: 'aborted'});
+    expect(ofType(stopped.events, 'error')).toHaveLength(0);
+    expect(stopped.history).toHaveLength(3);
+    expect(stopped.requests()).toHaveLength(0);
+  });
 });
