@@ -143,7 +143,7 @@ export class AgentSession extends SessionCore {
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
-      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal, line => this.guard?.notify(line));
+      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
         provider: this.provider,
@@ -164,6 +164,7 @@ export class AgentSession extends SessionCore {
       })) {
         const event = loopEvent.type === 'turn-start' ? {...loopEvent, prompt: text} : loopEvent;
         this.emit(stamp(event, this.now));
+        if (event.type === 'turn-start') for (const line of this.extras.takeTold()) this.guard?.notify(line);
         // Awaited before the loop is asked for more: the log is on disk before each request.
         await this.store.observe(event, this.messages);
         if (event.type === 'approval-decision' && event.decision.kind === 'always') this.emitGrants();
@@ -269,8 +270,7 @@ export class AgentSession extends SessionCore {
 
   /** `!command`: run as the person typed it (no approval, no model call); its output waits for the next prompt. */
   private async runCommand(text: string, command: string, signal: AbortSignal): Promise<TurnEndReason> {
-    const emit = (event: SessionEvent) => this.emit(event);
-    const ran = await runUserCommandTurn(text, command, {tools: this.tools, context: this.context, guard: this.guard, signal, emit, id: `command-${++this.commandCount}`, now: this.now});
+    const ran = await runUserCommandTurn(text, command, {tools: this.tools, context: this.context, guard: this.guard, signal, emit: event => this.emit(event), id: `command-${++this.commandCount}`, now: this.now});
     this.extras.addNote(ran.note);
     return ran.reason;
   }

@@ -13,6 +13,7 @@ import {rewindPoints, typedPrompts, type RewindPoint} from './rewind.js';
  */
 export class PromptExtras {
   private notes: string[] = [];
+  private told: string[] = [];
   private prompts: Array<string | undefined>;
 
   constructor(
@@ -24,18 +25,24 @@ export class PromptExtras {
 
   /**
    * The text the model receives for turn `turn`: waiting notes first, then the prompt with its @
-   * attachments. An @path a deny rule keeps out is also said to the person (`tell`): they typed it,
-   * and so is a change of the instruction files, which the model has from this prompt on.
+   * attachments (a command's output is not searched for mentions: it was not typed). What to tell
+   * the person waits in `told` for the prompt to be on screen: what was attached, an @path a deny
+   * rule kept out, and a change of the instruction files, which the model has from this prompt on.
    */
-  async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal, tell: (line: string) => void = () => {}): Promise<string> {
+  async prepare(text: string, turn: number, context: ToolContext, signal: AbortSignal): Promise<string> {
     const changed = await this.refreshInstructions?.();
-    if (changed) tell(changed);
+    if (changed) this.told.push(changed);
     this.prompts[turn - 1] = text;
     const notes = this.notes.splice(0);
-    const expanded = await expandMentions(withUserCommandNotes(text, notes), context, signal);
-    if (expanded.attachments.length > 0) tell(`Attached for the model: ${expanded.attachments.map(attachedName).join(', ')}`);
-    for (const line of expanded.refused) tell(line.replace(/\.$/, ''));
-    return expanded.text;
+    const expanded = await expandMentions(text, context, signal);
+    if (expanded.attachments.length > 0) this.told.push(`Attached for the model: ${expanded.attachments.map(attachedName).join(', ')}`);
+    for (const line of expanded.refused) this.told.push(line.replace(/\.$/, ''));
+    return withUserCommandNotes(expanded.text, notes);
+  }
+
+  /** The lines `prepare` kept for the person, once. */
+  takeTold(): string[] {
+    return this.told.splice(0);
   }
 
   /** A `!command` and its output, for the next prompt. */
@@ -65,7 +72,7 @@ export class PromptExtras {
   }
 }
 
-/** `src/a.ts`, `docs/ (listing)`, or `a.png (unreadable: binary file)`: what went to the model, as one name. */
+/** `src/a.ts`, `docs/ (listing)`, or `a.png (unreadable: a.png looks like a binary file)`: what went to the model, as one name. */
 function attachedName(attachment: Attachment): string {
   // The reason's first clause: "logo.png looks like a binary file (it contains NUL bytes); …".
   if (attachment.isError) return `${attachment.path} (unreadable: ${attachment.content.split('\n', 1)[0]!.split(/ \(|;/, 1)[0]!.replace(/\.$/, '').slice(0, 80)})`;

@@ -173,6 +173,21 @@ describe('!command', () => {
     expect(sent).toMatch(/^The person ran this command in the workspace \(with !, not through you\):\n\$ echo out-\$\(\(1\+1\)\); echo err >&2\nout-2\nerr\n/);
     expect(sent!.endsWith('\n\nwhat did it say?')).toBe(true);
   });
+
+  test('an @path in a command\'s output attaches nothing; one in the prompt does, said after the prompt', async () => {
+    await writeFile(join(sandbox.workspace, 'a.txt'), 'secret-ish\n');
+    server = await startOpenAiServer([sse.text('ok'), sse.text('ok')]);
+    const {session, events} = await open();
+    await session.prompt('!echo see @a.txt');
+    await session.prompt('what did it say?');
+    expect(userTexts(0)[0]).not.toContain('<file path="a.txt">');
+    await session.prompt('and @a.txt?');
+    expect(userTexts(1).at(-1)).toContain('<file path="a.txt">');
+    const kinds = events.map(event => (event.type === 'notice' ? `notice:${event.text.split(':')[0]}` : event.type));
+    const attached = kinds.lastIndexOf('notice:Attached for the model');
+    expect(attached).toBeGreaterThan(kinds.lastIndexOf('turn-start'));
+    expect(kinds.filter(kind => kind === 'notice:Attached for the model')).toHaveLength(1);
+  });
 });
 
 describe('rewind', () => {
