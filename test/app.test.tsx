@@ -320,6 +320,23 @@ test('a prompt typed right after a slash command does not overtake it while the 
   expect(server!.requests[0]!.body.model).toBe('other-model');
 });
 
+test('command folders that never answer hold nothing: the commands as they were are used after a second', async () => {
+  server = await startOpenAiServer([sse.text('answered')]);
+  const sandbox = await createSandbox('nib-app-');
+  cleanups.push(sandbox.cleanup);
+  const {session} = await openTestSession({...sandbox, workspace: dir}, ['--base-url', server.url]);
+  const app = await renderApp(session, {historyFile: join(dir, '.state', 'history'), loadCommands: () => new Promise(() => {})});
+  unmount = () => {
+    app.unmount();
+    void session.close();
+  };
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type('/mode yolo', keys.enter);
+  await app.type('hello', keys.enter);
+  await waitFor(() => expect(server!.requests).toHaveLength(1), undefined, 5000);
+  expect(app.screen()).toContain('mode set to yolo');
+});
+
 test('while the / list is open, the hints say what Enter does there', async () => {
   const app = await start([]);
   await app.type('/he');

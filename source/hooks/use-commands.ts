@@ -4,6 +4,9 @@ import {useStableCallback} from './use-stable-callback.js';
 
 export type LoadCommands = () => Promise<{commands: SlashCommand[]; notices: string[]}>;
 
+/** How long a reload may take before the commands as they were are used. */
+const LOAD_WAIT_MS = 1000;
+
 /**
  * The slash commands on offer. With `load`, the custom ones are read again from their folders
  * when the `/` menu opens and before a slash command runs, so a command file added, edited or
@@ -15,7 +18,10 @@ export function useCommands(initial: readonly SlashCommand[], load: LoadCommands
   const told = useRef(new Set(said));
   const reload = useStableCallback(async (): Promise<readonly SlashCommand[]> => {
     if (!load) return commands;
-    const fresh = await load().catch(() => null);
+    // A folder that does not answer (a hung network home) must not hold the prompts behind it.
+    let timer: NodeJS.Timeout | undefined;
+    const fresh = await Promise.race([load().catch(() => null), new Promise<null>(resolve => (timer = setTimeout(resolve, LOAD_WAIT_MS, null)))]);
+    clearTimeout(timer);
     if (!fresh) return commands;
     for (const notice of fresh.notices) {
       if (told.current.has(notice)) continue;
