@@ -5,6 +5,8 @@ import {join} from 'node:path';
 import {render} from 'ink-testing-library';
 import {afterEach, beforeEach, expect, test} from 'vitest';
 import {renderApp} from './support/render-app.js';
+import type {AgentSession} from '../source/agent/session/agent-session.js';
+import type {LoadCommands} from '../source/hooks/use-commands.js';
 import {withCustomCommands} from '../source/commands/custom.js';
 import {slashCommands} from '../source/commands/slash.js';
 import {resolveConfig} from '../source/agent/config/config.js';
@@ -39,14 +41,17 @@ afterEach(async () => {
   await rm(dir, {recursive: true, force: true});
 });
 
-async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string; typedAhead?: TypedAhead; customCommands?: boolean} = {}) {
+/** How the app reads its commands again (useCommands), given the session and the sandbox's environment. */
+type Loader = (session: AgentSession, env: NodeJS.ProcessEnv) => LoadCommands;
+const fromFolders: Loader = (session, env) => () => withCustomCommands(slashCommands, session.root, env);
+
+async function start(script: Script, options: {prompt?: string; history?: string[]; baseURL?: string; cwd?: string; typedAhead?: TypedAhead; loadCommands?: Loader} = {}) {
   server = await startOpenAiServer(script);
   const sandbox = await createSandbox('nib-app-');
   cleanups.push(sandbox.cleanup);
   const {session} = await openTestSession({...sandbox, workspace: options.cwd ?? dir}, ['--base-url', options.baseURL ?? server.url]);
   const historyFile = join(dir, '.state', 'history');
-  const loadCommands = () => withCustomCommands(slashCommands, session.root, sandbox.env);
-  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {}), ...(options.typedAhead ? {typedAhead: options.typedAhead} : {}), ...(options.customCommands ? {loadCommands} : {})});
+  const app = await renderApp(session, {historyFile, ...(options.history ? {history: options.history} : {}), ...(options.prompt ? {prompt: options.prompt} : {}), ...(options.typedAhead ? {typedAhead: options.typedAhead} : {}), ...(options.loadCommands ? {loadCommands: options.loadCommands(session, sandbox.env)} : {})});
   unmount = () => {
     app.unmount();
     void session.close();
@@ -275,7 +280,7 @@ test('a prompt given on the command line waits in the input while the model pick
 });
 
 test('a custom command file added, edited or removed during the session counts at once', async () => {
-  const app = await start([sse.text('one'), sse.text('two')], {customCommands: true});
+  const app = await start([sse.text('one'), sse.text('two')], {loadCommands: fromFolders});
   const commands = join(dir, '.nib', 'commands');
   await mkdir(commands, {recursive: true});
   await writeFile(join(commands, 'greet.md'), '---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS.\n');
@@ -299,21 +304,12 @@ test('a custom command file added, edited or removed during the session counts a
 });
 
 test('a prompt typed right after a slash command does not overtake it while the command folders are read', async () => {
-  server = await startOpenAiServer([sse.text('answered')]);
-  const sandbox = await createSandbox('nib-app-');
-  cleanups.push(sandbox.cleanup);
-  const {session} = await openTestSession({...sandbox, workspace: dir}, ['--base-url', server.url]);
   // Reading the folders takes a moment (a slow disk, a network home).
-  const loadCommands = async () => {
+  const slow: Loader = (session, env) => async () => {
     await new Promise(resolve => setTimeout(resolve, 150));
-    return withCustomCommands(slashCommands, session.root, sandbox.env);
+    return fromFolders(session, env)();
   };
-  const app = await renderApp(session, {historyFile: join(dir, '.state', 'history'), loadCommands});
-  unmount = () => {
-    app.unmount();
-    void session.close();
-  };
-  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  const app = await start([sse.text('answered')], {loadCommands: slow});
   await app.type('/model other-model', keys.enter);
   await app.type('hello', keys.enter);
   await waitFor(() => expect(server!.requests).toHaveLength(1));
@@ -321,16 +317,7 @@ test('a prompt typed right after a slash command does not overtake it while the 
 });
 
 test('command folders that never answer hold nothing: the commands as they were are used after a second', async () => {
-  server = await startOpenAiServer([sse.text('answered')]);
-  const sandbox = await createSandbox('nib-app-');
-  cleanups.push(sandbox.cleanup);
-  const {session} = await openTestSession({...sandbox, workspace: dir}, ['--base-url', server.url]);
-  const app = await renderApp(session, {historyFile: join(dir, '.state', 'history'), loadCommands: () => new Promise(() => {})});
-  unmount = () => {
-    app.unmount();
-    void session.close();
-  };
-  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  const app = await start([sse.text('answered')], {loadCommands: () => () => new Promise(() => {})});
   await app.type('/mode yolo', keys.enter);
   await app.type('hello', keys.enter);
   await waitFor(() => expect(server!.requests).toHaveLength(1), undefined, 5000);

@@ -16,20 +16,26 @@ afterEach(async () => {
   server = sandbox = undefined;
 });
 
+/** A session opened as nib opens one with no model configured, against `server`. */
+async function openWithoutModel(canAsk: boolean) {
+  const flags = parseFlags(['--cwd', sandbox!.workspace, '--base-url', server!.url]);
+  if (!flags.ok) throw new Error(flags.error);
+  const config = await resolveConfig({flags: flags.value, env: sandbox!.env, cwd: sandbox!.workspace});
+  if (!config.ok) throw new Error(config.error);
+  const opened = await openSession(config.value, sandbox!.env, {canAsk});
+  if (!opened.ok) throw new Error(opened.error);
+  return opened.value;
+}
+
 test('no model configured and several served: the picker has the list before the window probe runs', async () => {
   // The TUI asks the server its window only after its first frame (AgentSession.warmUp), but the
   // picker it opens at start needs the model list at once: the list nib chose from is kept.
   server = await startOpenAiServer([sse.text('never')], {persona: {kind: 'ollama', window: 8192, models: ['llama3.2:3b', 'qwen3:8b']}});
   sandbox = await createSandbox();
-  const flags = parseFlags(['--cwd', sandbox.workspace, '--base-url', server.url]);
-  if (!flags.ok) throw new Error(flags.error);
-  const config = await resolveConfig({flags: flags.value, env: sandbox.env, cwd: sandbox.workspace});
-  if (!config.ok) throw new Error(config.error);
-  const opened = await openSession(config.value, sandbox.env, {canAsk: true});
-  if (!opened.ok) throw new Error(opened.error);
-  expect(opened.value.chooseModel).toBe(true);
-  expect(opened.value.window.models).toEqual(['llama3.2:3b', 'qwen3:8b']);
-  await opened.value.close();
+  const session = await openWithoutModel(true);
+  expect(session.chooseModel).toBe(true);
+  expect(session.window.models).toEqual(['llama3.2:3b', 'qwen3:8b']);
+  await session.close();
 });
 
 test('no model configured and one served: the config file\'s contextWindows entry for it applies', async () => {
@@ -37,14 +43,9 @@ test('no model configured and one served: the config file\'s contextWindows entr
   sandbox = await createSandbox();
   await mkdir(join(sandbox.env.XDG_CONFIG_HOME!, 'nib'), {recursive: true});
   await writeFile(join(sandbox.env.XDG_CONFIG_HOME!, 'nib', 'config.json'), JSON.stringify({contextWindows: {solo: 1024}}));
-  const flags = parseFlags(['--cwd', sandbox.workspace, '--base-url', server.url]);
-  if (!flags.ok) throw new Error(flags.error);
-  const config = await resolveConfig({flags: flags.value, env: sandbox.env, cwd: sandbox.workspace});
-  if (!config.ok) throw new Error(config.error);
-  const opened = await openSession(config.value, sandbox.env, {canAsk: false});
-  if (!opened.ok) throw new Error(opened.error);
-  expect(opened.value.model).toBe('solo');
-  expect(opened.value.window.window).toBe(1024);
-  expect(opened.value.window.source).toBe('config');
-  await opened.value.close();
+  const session = await openWithoutModel(false);
+  expect(session.model).toBe('solo');
+  expect(session.window.window).toBe(1024);
+  expect(session.window.source).toBe('config');
+  await session.close();
 });
