@@ -34,6 +34,8 @@ export type RunAgentOptions = {
    */
   history: Message[];
   prompt: string;
+  /** The session's number for this turn, kept on the prompt's message (/rewind maps messages to turns by it). */
+  turn?: number;
   /** Read before every call: the person may switch modes while a turn runs. */
   mode: () => ApprovalMode;
   /** Asked when a call needs a person. The signal aborts when the turn is interrupted. */

@@ -53,12 +53,13 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   }
   // The prompt joins the history now but is announced (so logged) only once a request got past the
   // server's length check or a compaction: one refused as too long for the window is taken back.
-  history.push({type: 'user', content: options.prompt});
+  const prompted: Message = {type: 'user', content: options.prompt, ...(options.turn ? {turn: options.turn} : {})};
+  history.push(prompted);
   let announced = false;
   const announce = function* (): Generator<AgentEvent> {
     if (announced) return;
     announced = true;
-    yield {type: 'message', message: {type: 'user', content: options.prompt}};
+    yield {type: 'message', message: prompted};
   };
 
   const repeats = createRepeatWatch();

@@ -13,7 +13,8 @@ export const ToolCallSchema = z.object({
 });
 export const MessageSchema = z.discriminatedUnion('type', [
   z.object({type: z.literal('system'), content: z.string()}),
-  z.object({type: z.literal('user'), content: z.string()}),
+  /** `turn`: the session's turn that sent it (absent in older logs, summaries and ! notes). */
+  z.object({type: z.literal('user'), content: z.string(), turn: z.number().int().positive().optional()}),
   z.object({
     type: z.literal('assistant-text'),
     content: z.string(),

@@ -14,7 +14,6 @@ import {replayEvents} from './replay.js';
 import {SessionCore} from './core.js';
 import {compactNow, rewind, rewindPoints, startOver, switchTo, undoTurn, type Conversation} from './conversation.js';
 import type {Guard} from '../guard/guard.js';
-
 export type {AgentSessionInit, SessionEvent, SessionListener} from './events.js';
 import type {SessionStore} from './store.js';
 import {PromptExtras} from './prompt-extras.js';
@@ -146,6 +145,7 @@ export class AgentSession extends SessionCore {
       const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
+        turn: this.store.turns + 1,
         provider: this.provider,
         tools: this.tools,
         context: this.context,

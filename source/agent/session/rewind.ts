@@ -40,16 +40,18 @@ export function rewindPoints(input: {
   input.history.forEach((message, index) => {
     if (message.type === 'user' && !isStandaloneSummary(message.content)) turnMessages.push(index);
   });
+  // Messages of older logs carry no turn: they are the last turns, counted back (a turn that left
+  // no prompt in the history, a !command or a prompt taken back, shifts that count).
   const first = input.turns - turnMessages.length + 1;
   const points: RewindPoint[] = [];
   turnMessages.forEach((historyIndex, offset) => {
-    const content = (input.history[historyIndex] as Extract<Message, {type: 'user'}>).content;
+    const message = input.history[historyIndex] as Extract<Message, {type: 'user'}>;
     // A summary folded into the first kept prompt: cutting there would drop the summary too.
-    if (content.startsWith(SUMMARY_PREFIX)) return;
-    const turn = first + offset;
+    if (message.content.startsWith(SUMMARY_PREFIX)) return;
+    const turn = message.turn ?? first + offset;
     points.push({
       turn,
-      prompt: input.prompts[turn - 1] ?? content,
+      prompt: input.prompts[turn - 1] ?? message.content,
       historyIndex,
       files: input.snapshots.some(snapshot => snapshot.phase === 'before' && snapshot.turn === turn),
     });

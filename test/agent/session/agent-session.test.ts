@@ -322,3 +322,20 @@ test('instructions that grow during the session are counted: the fit check and /
   expect(events).toContainEqual(expect.objectContaining({type: 'error', code: 'prompt-too-long', message: expect.stringMatching(/the system prompt and tools take \d+(\.\d)?k of it/)}));
   expect(session.window.tracker.fixedTokens(session.history)).toBeGreaterThan(8192);
 });
+
+test('/rewind names each prompt by its own turn, also after a !command and a prompt taken back, and after resume', async () => {
+  server = await startOpenAiServer([sse.text('one'), sse.text('three')], {persona: {kind: 'llama.cpp', window: 4096}});
+  const {session} = await open();
+  await session.prompt('first');
+  await session.prompt('!echo hi');
+  // Over the window: refused before it is sent, and taken back.
+  await session.prompt('x'.repeat(40_000));
+  await session.prompt('third');
+  const points = () => session.rewindPoints().map(point => [point.turn, point.prompt.slice(0, 20)]);
+  // The refused prompt had turn 2 (a !command is no turn of the model's).
+  expect(points()).toEqual([[1, 'first'], [3, 'third']]);
+  expect(session.rewindPoints()[0]!.files).toBe(true);
+  await session.close();
+  const resumed = await open(['--continue']);
+  expect(resumed.session.rewindPoints().map(point => [point.turn, point.prompt.slice(0, 20)])).toEqual([[1, 'first'], [3, 'third']]);
+});
