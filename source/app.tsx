@@ -23,6 +23,7 @@ import {useCommands, type LoadCommands} from './hooks/use-commands.js';
 import {useSession} from './hooks/use-session.js';
 import {useSessionKeys} from './hooks/use-session-keys.js';
 import {typingMention} from './core/mentions.js';
+import {commandCall} from './core/text.js';
 import {IDLE_PLACEHOLDER, type TypedAhead} from './early-prompt.js';
 
 export type AppProps = {
@@ -74,7 +75,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   const submit = useStableCallback((text: string) => {
     setInput('');
     prompts.add(text);
-    const ready = submitted.current.then(() => (text.trimStart().startsWith('/') ? reloadCommands() : commands));
+    const ready = submitted.current.then(() => (commandCall(text) ? reloadCommands() : commands));
     submitted.current = ready;
     void ready
       .then(current => runSlashCommand(text, {state, dispatch, session, submit: send, exit, width, redraw, commands: current}))
@@ -148,7 +149,8 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   });
 
   // The @ list's length is not known here; its rows are budgeted whenever an @ is being typed.
-  const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
+  const slashMatched = slashMatches(input, commands).length;
+  const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatched);
   const promptRows = promptMaxRows({rows, menuRows, queued: state.queue.length});
   // The prompt's text starts two columns in (its mark and a space).
   const inputLines = useMemo(() => Math.min(promptRows, countPromptRows(input, width - 2, promptRows)), [input, width, promptRows]);
@@ -211,7 +213,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
           contextTokens={state.context.tokens}
           contextWindow={state.context.window}
           cwd={cwdLabel}
-          keyState={isExitArmed && input === '' ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : slashMatches(input, commands).length > 0 ? 'menu' : 'idle'}
+          keyState={isExitArmed && input === '' ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : slashMatched > 0 ? 'menu' : 'idle'}
           width={width}
         />
       </Box>

@@ -8,6 +8,7 @@ import type {Config} from './agent/config/config.js';
 import {resolveChunksDirectly} from './chunk-resolver.js';
 import {drawEarlyPrompt} from './early-prompt.js';
 import {LIMITS} from './core/limits.js';
+import {commandCall} from './core/text.js';
 import {VERSION} from './core/version.js';
 import type {Result} from './core/result.js';
 import {exitCodeFor, onStopSignals} from './core/stop-signals.js';
@@ -81,34 +82,17 @@ async function runInteractiveApp(config: Config): Promise<number> {
 }
 
 /**
- * `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it; other prompts as
- * given. A `/name` that is no command is refused, as the TUI refuses it: a typo would otherwise go
- * to the model as text and the script would see success.
+ * `nib -p "/review src/a.ts"`: a custom command's text, as the TUI would send it. A `/name` that
+ * is no command is refused, as the TUI refuses it: a typo would otherwise go to the model as text
+ * and the script would see success.
  */
-async function withCustomCommand(prompt: string, root: string, builtIns: readonly string[]): Promise<Result<string, string>> {
-  if (!prompt.trimStart().startsWith('/')) return {ok: true, value: prompt};
-  const [{loadCustomCommands, expandCustomPrompt}, {commandCall}] = await Promise.all([import('./agent/custom-commands.js'), import('./commands/slash.js')]);
-  // The TUI's rule: a path (/src/app.ts) or code (/** …) is a prompt.
-  const name = commandCall(prompt)?.name;
-  if (name === undefined) return {ok: true, value: prompt};
-  const {nibDir} = await import('./agent/config/xdg.js');
+async function customCommandText(prompt: string, name: string, root: string, builtIns: readonly string[]): Promise<Result<string, string>> {
+  const [{loadCustomCommands, expandCustomPrompt}, {nibDir}] = await Promise.all([import('./agent/custom-commands.js'), import('./agent/config/xdg.js')]);
   const loaded = await loadCustomCommands({root, configDir: nibDir(process.env, 'XDG_CONFIG_HOME'), builtIns});
   for (const notice of loaded.notices) process.stderr.write(`nib: ${notice}\n`);
   const expanded = expandCustomPrompt(prompt, loaded.commands);
   if (expanded !== null) return {ok: true, value: expanded};
   return {ok: false, error: `unknown command /${name}: print mode runs custom commands (.nib/commands/NAME.md, ~/.config/nib/commands/NAME.md)${loaded.commands.length > 0 ? `, here ${loaded.commands.map(command => `/${command.name}`).join(', ')}` : ', and there are none here'}; nothing was sent`};
-}
-
-/**
- * The TUI's own commands, when the prompt starts with one: `nib -p /undo` would go to the model as
- * text, so it is refused before the session opens (and a custom command of that name is not used,
- * as in the TUI).
- */
-async function builtInCommands(prompt: string): Promise<{names: string[]; named: string | undefined}> {
-  if (!prompt.trimStart().startsWith('/')) return {names: [], named: undefined};
-  const names = (await import('./commands/slash.js')).slashCommands.map(command => command.name);
-  const word = /^\/(\S+)/.exec(prompt.trimStart())?.[1];
-  return {names, named: names.find(name => name === word)};
 }
 
 async function runPrintMode(config: Config, flags: Flags | undefined): Promise<number> {
@@ -126,8 +110,11 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     );
   }
   if (config.resume === true) return listForPrintMode(config);
-  const builtIns = await builtInCommands(prompt);
-  if (builtIns.named) return fail(`/${builtIns.named} is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only`);
+  // The TUI's own commands (`nib -p /undo` would go to the model as text) are refused before the
+  // session opens, and a custom command of such a name is not used, as in the TUI.
+  const call = commandCall(prompt);
+  const builtIns = call ? (await import('./commands/slash.js')).slashCommands.map(command => command.name) : [];
+  if (call && builtIns.includes(call.name)) return fail(`/${call.name} is a command of the interactive session (run nib without -p); print mode sends prompts and custom commands only`);
   const [{openSession}, {runPrint, EXIT}] = await Promise.all([import('./agent/session/open.js'), import('./print/print.js')]);
   const session = await openSession(config, process.env, {canAsk: false, sendsAtOnce: true});
   if (!session.ok) return fail(session.error);
@@ -144,7 +131,7 @@ async function runPrintMode(config: Config, flags: Flags | undefined): Promise<n
     for (const event of session.value.startEvents({replay: false})) if (event.type === 'notice') process.stderr.write(`nib: ${event.text}\n`);
     const {mcp} = session.value;
     if (mcp) await (await import('./agent/session/mcp.js')).startMcpForPrint(mcp, config.mcpStartupTimeoutMs, line => process.stderr.write(`nib: ${line}\n`), controller.signal);
-    const sent = await withCustomCommand(prompt, session.value.root, builtIns.names);
+    const sent = call ? await customCommandText(prompt, call.name, session.value.root, builtIns) : {ok: true as const, value: prompt};
     if (!sent.ok) return fail(sent.error);
     const code = await runPrint(config, session.value, sent.value, {stdout: process.stdout, stderr: process.stderr, signal: controller.signal});
     return stoppedBy && code === EXIT.interrupted ? exitCodeFor(stoppedBy) : code;

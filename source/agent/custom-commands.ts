@@ -1,6 +1,6 @@
 import {readdir, readFile} from 'node:fs/promises';
 import path from 'node:path';
-import {firstLine} from '../core/text.js';
+import {commandCall, firstLine} from '../core/text.js';
 
 /**
  * Custom commands: Markdown prompts in `.nib/commands/` (the project's) and
@@ -168,18 +168,13 @@ function asModelText(text: string): string {
   return text.startsWith('!') ? ` ${text}` : text;
 }
 
+/** A word, with "double" or 'single' quotes keeping spaces together, as a shell would. */
 const WORD = /"([^"]*)"|'([^']*)'|(\S+)/g;
 const wordOf = (match: RegExpMatchArray) => match[1] ?? match[2] ?? match[3]!;
 
-/** Words, with "double" or 'single' quotes keeping spaces together, as a shell would. */
-export function splitArguments(text: string): string[] {
-  return [...text.matchAll(WORD)].map(wordOf);
-}
-
 /** `/name args` when `name` is one of the commands; the expanded prompt, or null when it is not one. */
 export function expandCustomPrompt(text: string, commands: readonly CustomCommand[]): string | null {
-  const match = /^\/([\w.-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return null;
-  const command = commands.find(candidate => candidate.name === match[1]);
-  return command ? expandCustomCommand(command, match[2] ?? '') : null;
+  const call = commandCall(text);
+  const command = call && commands.find(candidate => candidate.name === call.name);
+  return command ? expandCustomCommand(command, call.args) : null;
 }

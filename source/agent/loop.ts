@@ -66,13 +66,16 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
   // One overflow retry per turn, and no auto attempt after a failed one: never a loop.
   let overflowRetried = false;
   let autoFailed = false;
-  // Stopped (Esc, a signal) before anything was said: a prompt never sent is taken back.
-  const stopped = function* (): Generator<AgentEvent> {
+  // The turn ends before its prompt was logged (refused, too long, stopped before sending): the
+  // prompt is taken back, not kept to be refused again with the next one. Esc or a stop signal
+  // makes the end an interruption, whatever else went wrong.
+  const endUnsent = function* (error?: Extract<AgentEvent, {type: 'error'}>): Generator<AgentEvent> {
     if (!announced) history.pop();
-    yield {type: 'turn-end', reason: 'aborted', at: now()};
+    if (error && !signal.aborted) yield error;
+    yield {type: 'turn-end', reason: signal.aborted ? 'aborted' : 'error', at: now()};
   };
   for (let round = 1; ; round++) {
-    if (signal.aborted) return yield* stopped();
+    if (signal.aborted) return yield* endUnsent();
     if (round > maxRounds) {
       yield {
         type: 'error',
@@ -85,15 +88,11 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
 
     if (options.compaction && !autoFailed && options.compaction.shouldCompact(history)) {
       autoFailed = !(yield* compactNow('auto'));
-      if (signal.aborted) return yield* stopped();
+      if (signal.aborted) return yield* endUnsent();
     }
     if (options.compaction?.fits && !options.compaction.fits(history)) {
-      const message = options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.';
-      // Not sent: taken back unless a compaction already carried it into the history.
-      if (!announced) history.pop();
-      yield {type: 'error', code: 'context-full', message};
-      yield {type: 'turn-end', reason: 'error', at: now()};
-      return;
+      // Unless a compaction already carried the prompt into the history.
+      return yield* endUnsent({type: 'error', code: 'context-full', message: options.compaction.tooFull?.(history) ?? 'The conversation does not fit the model\'s context window.'});
     }
     yield {type: 'request-start', round, at: now()};
     let turn: AssistantTurn | undefined;
@@ -115,12 +114,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     if (overflow && options.compaction) {
       options.compaction.learn?.(overflow, history);
       const refused = announced ? null : options.compaction.refuse?.(options.prompt, history.slice(0, -1));
-      if (refused) {
-        history.pop();
-        yield {type: 'error', code: 'prompt-too-long', message: refused};
-        yield {type: 'turn-end', reason: 'error', at: now()};
-        return;
-      }
+      if (refused) return yield* endUnsent({type: 'error', code: 'prompt-too-long', message: refused});
       if (!overflowRetried) {
         overflowRetried = true;
         if (yield* compactNow('overflow')) {
@@ -128,15 +122,8 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
           continue;
         }
       }
-      // Refused, with nothing left to compact: the prompt is taken back (not kept to be refused
-      // again with the next one), unless a compaction of this turn already carried it in.
-      if (!announced) {
-        history.pop();
-        // Esc (or a stop signal) while the compaction ran: interrupted, as any turn stopped then.
-        if (!signal.aborted) yield {type: 'error', message: turn.error ?? 'The request failed.', code: 'provider'};
-        yield {type: 'turn-end', reason: signal.aborted ? 'aborted' : 'error', at: now()};
-        return;
-      }
+      // Refused, with nothing left to compact, unless a compaction of this turn carried the prompt in.
+      if (!announced) return yield* endUnsent({type: 'error', message: turn.error ?? 'The request failed.', code: 'provider'});
     }
     yield* announce();
     if (turn.error !== null || signal.aborted) {

@@ -1,4 +1,5 @@
 import {APPROVAL_MODES, isApprovalMode} from '../core/approval-mode.js';
+import {commandCall} from '../core/text.js';
 import {note, type CommandContext, type SlashCommand} from './context.js';
 import {permissionCommands} from './permission-commands.js';
 import {runMcpCommand} from './mcp.js';
@@ -78,16 +79,6 @@ export const slashCommands: readonly SlashCommand[] = [
   redrawCommand,
   {name: 'exit', description: 'leave nib', run: (_arg, context) => context.exit()},
 ];
-
-/**
- * `/name args` when the prompt reads as a command: a name of letters, digits, `_`, `.`, `-` and
- * `:` (Claude Code's `/frontend:component`). "/src/app.ts is broken" starts with a path and
- * "/** a doc comment" with code: both are prompts. Print mode asks the same question.
- */
-export function commandCall(text: string): {name: string; args: string} | null {
-  const match = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  return match ? {name: match[1]!, args: (match[2] ?? '').trim()} : null;
-}
 
 /** Runs `text` as a slash command. False when it is not one (it goes to the model then). */
 export async function runSlashCommand(text: string, context: CommandContext): Promise<boolean> {

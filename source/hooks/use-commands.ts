@@ -1,6 +1,7 @@
 import {useRef, useState} from 'react';
 import type {SlashCommand} from '../commands/slash.js';
 import {useStableCallback} from './use-stable-callback.js';
+import {within} from '../core/within.js';
 
 export type LoadCommands = () => Promise<{commands: SlashCommand[]; notices: string[]}>;
 
@@ -19,9 +20,7 @@ export function useCommands(initial: readonly SlashCommand[], load: LoadCommands
   const reload = useStableCallback(async (): Promise<readonly SlashCommand[]> => {
     if (!load) return commands;
     // A folder that does not answer (a hung network home) must not hold the prompts behind it.
-    let timer: NodeJS.Timeout | undefined;
-    const fresh = await Promise.race([load().catch(() => null), new Promise<null>(resolve => (timer = setTimeout(resolve, LOAD_WAIT_MS, null)))]);
-    clearTimeout(timer);
+    const fresh = await within(load().catch(() => null), LOAD_WAIT_MS);
     if (!fresh) return commands;
     for (const notice of fresh.notices) {
       if (told.current.has(notice)) continue;

@@ -1,4 +1,5 @@
 import {z} from 'zod';
+import {within} from '../core/within.js';
 import {LIMITS} from '../core/limits.js';
 import {SECRET_ENV_NAMES} from '../core/providers.js';
 import {formatBytes} from './fs/text.js';
@@ -215,9 +216,7 @@ async function drain(
   let flowingMs = 0;
   while (!output.readableEnded) {
     const started = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([ended, new Promise<void>(resolve => (timer = setTimeout(resolve, quietMs / 4)))]);
-    clearTimeout(timer);
+    await within(ended, quietMs / 4);
     if (output.readableEnded) break;
     if (output.isPaused() && !stopped()) continue;
     flowingMs += performance.now() - started;

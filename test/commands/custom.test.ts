@@ -2,7 +2,7 @@ import {mkdir, mkdtemp, realpath, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterEach, describe, expect, test} from 'vitest';
-import {expandCustomCommand, expandCustomPrompt, loadCustomCommands, parseCommandFile, splitArguments} from '../../source/agent/custom-commands.js';
+import {expandCustomCommand, expandCustomPrompt, loadCustomCommands, parseCommandFile} from '../../source/agent/custom-commands.js';
 import {withCustomCommands} from '../../source/commands/custom.js';
 import {userCommandOf} from '../../source/agent/user-command.js';
 import type {CommandContext} from '../../source/commands/context.js';
@@ -57,7 +57,7 @@ describe('expandCustomCommand', () => {
   test('$ARGUMENTS and $1…$9, quotes keep words together, missing ones are empty', () => {
     const body = 'Review $1 for $2. All: $ARGUMENTS. Ninth: [$9]';
     expect(expandCustomCommand({body}, 'src/a.ts "error handling"')).toBe('Review src/a.ts for error handling. All: src/a.ts "error handling". Ninth: []');
-    expect(splitArguments(`a 'b c' "d e" f`)).toEqual(['a', 'b c', 'd e', 'f']);
+    expect(expandCustomCommand({body: '$1|$2|$3|$4'}, `a 'b c' "d e" f`)).toBe('a|b c|d e|f');
   });
 
   test('arguments with no placeholder to go to are added, never dropped', () => {

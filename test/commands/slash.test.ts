@@ -1,5 +1,5 @@
 import {expect, test} from 'vitest';
-import {commandCall} from '../../source/commands/slash.js';
+import {commandCall} from '../../source/core/text.js';
 
 test('a prompt reads as a command only when its first word is a command name', () => {
   expect(commandCall('/review src/a.ts errors')).toEqual({name: 'review', args: 'src/a.ts errors'});

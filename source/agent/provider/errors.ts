@@ -80,6 +80,13 @@ export function connectionFailure(baseURL: string, error: unknown): Failure {
 /** The error object of a refused request's body: `{"error": {"message"}}` and the shapes below. */
 export type ErrorObject = Record<string, unknown>;
 
+/** `401 Unauthorized`: the status with its reason phrase. */
+export function statusLine(status: number): string {
+  // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
+  // loads undici (http.ts).
+  return `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'}`;
+}
+
 /**
  * A request the server answered with an error status, as a Failure. `text` is the body as it
  * came; the key is redacted before anything cuts it short (a key split by a cut would escape
@@ -94,9 +101,7 @@ export function describeStatus(
   const {baseURL, model} = target;
   const error = errorObject(redact(text, target.apiKey ? [target.apiKey] : []));
   const detail = serverMessage(error);
-  // Not a top-level `import from 'node:http'`: its ESM facade reads every export, and one of them
-  // loads undici (http.ts).
-  const head = `${status} ${process.getBuiltinModule('node:http').STATUS_CODES[status] ?? 'Error'} from ${baseURL}`;
+  const head = `${statusLine(status)} from ${baseURL}`;
   const withDetail = (prefix: string) => (detail ? `${prefix}: ${detail}` : prefix);
   if ((status === 400 || status === 422) && /stream_options|include_usage/i.test(detail + JSON.stringify(error))) {
     return {message: withDetail(head), retryable: false, rejectsStreamOptions: true};

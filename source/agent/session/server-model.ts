@@ -1,5 +1,6 @@
 import {isLoopback} from '../../core/hosts.js';
 import {readinessProblem, windowFor, type Config} from '../config/config.js';
+import {statusLine} from '../provider/errors.js';
 import {probeServer} from '../provider/server-info.js';
 import type {Result} from '../../core/result.js';
 
@@ -54,12 +55,11 @@ export async function modelFromServer(config: Config, canAsk: boolean): Promise<
   const problem = readinessProblem(value.config);
   if (!problem) return {ok: true, value};
   // A wrong key is the thing to fix first: a model set now would only meet the same refusal.
-  const status = `${keyRefused} ${keyRefused === 401 ? 'Unauthorized' : 'Forbidden'}`;
   const why = !keyRefused
     ? ''
     : config.apiKey
-      ? `${config.baseURL} refused the key when asked its models (${status}): check ${config.keyEnv}; then `
-      : `${config.baseURL} wants a key to list its models (${status}): set ${config.keyEnv}; then `;
+      ? `${config.baseURL} refused the key when asked its models (${statusLine(keyRefused)}): check ${config.keyEnv}; then `
+      : `${config.baseURL} wants a key to list its models (${statusLine(keyRefused)}): set ${config.keyEnv}; then `;
   const listed = unlisted && !value.config.model && !keyRefused ? ` (asked, ${config.baseURL} gave no list of its models)` : '';
   return {ok: true, value: {...value, problem: `${why}${problem}${listed}`}};
 }

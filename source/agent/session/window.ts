@@ -2,6 +2,7 @@ import {answerReserve, ContextTracker, estimateTokens, estimateToolTokens} from 
 import {fitHistory} from '../fit.js';
 import type {LoopCompaction} from '../loop.js';
 import type {AgentEvent} from '../../core/events.js';
+import {within} from '../../core/within.js';
 import type {Message} from '../../core/messages.js';
 import type {ChatProvider, ContextRefusal, ToolDefinition} from '../../core/chat.js';
 import {probeServer, tableWindow, type ProbeOptions, type ServerInfo, type ServerKind} from '../provider/server-info.js';
@@ -178,9 +179,7 @@ export class SessionWindow {
    */
   async ready(timeoutMs: number): Promise<void> {
     if (!this.probing || this.window !== null) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.probing, new Promise<void>(resolve => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+    await within(this.probing, timeoutMs);
   }
 
   /** The server named its window in a refusal: the session runs with it from now on. */
