@@ -26,8 +26,11 @@ export function promptRows(value: string, width: number, limit = Number.POSITIVE
     const lineEnd = lineStartAt + line.length;
     let start = lineStartAt;
     let used = 0;
-    // ASCII is one column a character: the common case is cut without measuring.
-    if (/^[\x20-\x7E]*$/.test(line)) {
+    // A line too short to wrap (no character takes more than two columns, a tab two) is one row,
+    // and ASCII is one column a character: both are cut without measuring.
+    if (line.length * 2 <= room) {
+      // One row.
+    } else if (/^[\x20-\x7E]*$/.test(line)) {
       for (; lineEnd - start > room && rows.length < limit; start += room) rows.push({start, end: start + room, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
     } else {
       for (const {segment, index} of graphemes(line)) {
