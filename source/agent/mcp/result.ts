@@ -1,5 +1,6 @@
 import type {ToolResult} from '../../core/tool.js';
 import {LIMITS} from '../../core/limits.js';
+import {isObject} from '../provider/wire.js';
 import {formatBytes} from '../../tools/fs/text.js';
 import {OutputKeeper} from '../../tools/output.js';
 
@@ -32,7 +33,7 @@ export async function toToolResult(
   const blocks = Array.isArray(result.content) ? result.content : [];
   if (result.content !== undefined && !Array.isArray(result.content)) parts.push('[unreadable content: the server sent something other than a list]');
   for (const raw of blocks) {
-    const block = (typeof raw === 'object' && raw !== null ? raw : {}) as Block;
+    const block = (isObject(raw) ? raw : {}) as Block;
     if (block.type === 'text' && typeof block.text === 'string') {
       parts.push(block.text);
       texts.push(block.text);

@@ -9,7 +9,7 @@ import type {ToolCall} from '../../core/messages.js';
 import {createSseParser, type SseEvent} from './sse.js';
 import {createMarkupFilter} from './text-markup.js';
 import {createCallAssembler} from './tool-call-parts.js';
-import {contentParts, createPairJoiner, isObject, toUsage} from './wire.js';
+import {contentParts, createPairJoiner, isObject, nonEmpty, toUsage, type Json} from './wire.js';
 import type {AssistantTurn, StreamDelta, ToolDefinition} from '../../core/chat.js';
 
 export type Accumulator = {
@@ -49,10 +49,7 @@ export type AccumulatorOptions = {
   tools?: readonly ToolDefinition[];
 };
 
-type Json = Record<string, unknown>;
 
-const nonEmpty = (value: unknown): string | undefined =>
-  typeof value === 'string' && value !== '' ? value : undefined;
 
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
   const makeId = options.makeId ?? ((position: number) => `call_${position}`);

@@ -5,7 +5,7 @@
  * may arrive whole in one chunk, with object arguments, or with only `""` as arguments.
  */
 import type {ToolCall} from '../../core/messages.js';
-import {argumentsText, createJsonEnd, isObject, parseObject} from './wire.js';
+import {argumentsText, createJsonEnd, isObject, nonEmpty, parseObject, type Json} from './wire.js';
 
 export type CallAssembler = {
   /** One entry of a delta's `tool_calls` (or a legacy `function_call` as `{function}`). */
@@ -15,9 +15,7 @@ export type CallAssembler = {
   finish: (makeId: (position: number) => string) => ToolCall[];
 };
 
-type Json = Record<string, unknown>;
 
-const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 type PendingCall = {
   id: string;

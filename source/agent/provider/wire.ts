@@ -6,7 +6,10 @@
 import type {Usage} from '../../core/events.js';
 import {VERSION} from '../../core/version.js';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
+
+/** A string that says something; '' and anything else count as absent. */
+export const nonEmpty = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

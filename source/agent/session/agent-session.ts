@@ -123,14 +123,14 @@ export class AgentSession extends SessionCore {
 
   /** One prompt to the model, while the session is held. */
   private async turn(text: string, signal: AbortSignal): Promise<TurnEndReason> {
-    // UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model and ends the turn (with turn-end, as every turn).
+    // UserPromptSubmit hooks see the prompt first; exit 2 keeps it from the model. Either early end has its turn-end, as every turn.
     const hooked = await this.guard?.promptEvents(text);
-    const ended = hooked?.blocked ? [{type: 'turn-end', reason: 'error', at: this.now()} as const] : [];
-    for (const event of [...(hooked?.events ?? []), ...ended]) this.emit(event);
-    if (hooked?.blocked) return 'error';
-    if (signal.aborted) {
-      this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
-      return 'aborted';
+    for (const event of hooked?.events ?? []) this.emit(event);
+    const early = hooked?.blocked ? 'error' : signal.aborted ? 'aborted' : null;
+    if (early) {
+      if (early === 'aborted') this.emit({type: 'notice', text: 'Interrupted before the prompt was sent.'});
+      this.emit({type: 'turn-end', reason: early, at: this.now()});
+      return early;
     }
     this.approvals.reset();
     const mode = this.currentMode;

@@ -3,8 +3,8 @@ import type {ToolContext} from '../../core/tool.js';
 import {expandMentions, type Attachment} from '../mentions.js';
 import {withUserCommandNotes} from '../user-command.js';
 import type {SnapshotRecord} from './log.js';
-import type {LoadedSession} from './saved.js';
-import {rewindPoints, typedPrompts, type RewindPoint} from './rewind.js';
+import {typedPrompts, type LoadedSession} from './saved.js';
+import {rewindPoints, type RewindPoint} from './rewind.js';
 
 /**
  * What a session keeps between prompts for the prompt habits: the `!command` notes waiting for

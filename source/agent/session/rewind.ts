@@ -3,7 +3,6 @@ import type {Result} from '../../core/result.js';
 import type {ToolContext} from '../../core/tool.js';
 import {SUMMARY_PREFIX, SUMMARY_FOLD} from '../compact.js';
 import type {SnapshotRecord} from './log.js';
-import type {LoadedSession} from './saved.js';
 import type {PromptExtras} from './prompt-extras.js';
 import type {SessionStore} from './store.js';
 
@@ -62,19 +61,6 @@ export function rewindPoints(input: {
 /** compact.ts folds the summary into the first kept prompt when there is one; otherwise it stands alone. */
 function isStandaloneSummary(content: string): boolean {
   return content.startsWith(SUMMARY_PREFIX) && !content.includes(SUMMARY_FOLD);
-}
-
-/**
- * The prompts as typed, by turn, from a resumed log: the session records the typed text in each
- * turn-start (the model received it with any attachments), and a rewind forgets the turns it undid.
- */
-export function typedPrompts(records: LoadedSession['records']): string[] {
-  const prompts: string[] = [];
-  for (const record of records) {
-    if (record.type === 'event' && record.event.type === 'turn-start') prompts.push(String((record.event as {prompt?: unknown}).prompt ?? ''));
-    else if (record.type === 'rewind') prompts.length = Math.min(prompts.length, record.turn - 1);
-  }
-  return prompts;
 }
 
 /**

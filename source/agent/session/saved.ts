@@ -211,8 +211,7 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
       const {header, messages, turns, records} = loaded.value;
       // The prompt as typed (a turn's start records it), not the message sent, which carries the
       // files attached with @; a log without one falls back to the message.
-      const started = records.find(record => record.type === 'event' && record.event.type === 'turn-start');
-      const typed = started?.type === 'event' && started.event.type === 'turn-start' ? started.event.prompt : undefined;
+      const typed = typedPrompts(records)[0];
       const first = typed !== undefined ? {content: typed} : messages.find(message => message.type === 'user');
       return {
         id: header.id,
@@ -278,4 +277,17 @@ export async function deleteOther(dir: string, id: string, current: string): Pro
   if (found.ok && found.value === current) return {ok: false, error: 'That is the session you are in; resume another one first.'};
   const deleted = await deleteSession(dir, id);
   return deleted.ok ? deleted : {ok: false, error: deleted.error.message};
+}
+
+/**
+ * The prompts as typed, by turn, from a resumed log: the session records the typed text in each
+ * turn-start (the model received it with any attachments), and a rewind forgets the turns it undid.
+ */
+export function typedPrompts(records: LoadedSession['records']): string[] {
+  const prompts: string[] = [];
+  for (const record of records) {
+    if (record.type === 'event' && record.event.type === 'turn-start') prompts.push(String((record.event as {prompt?: unknown}).prompt ?? ''));
+    else if (record.type === 'rewind') prompts.length = Math.min(prompts.length, record.turn - 1);
+  }
+  return prompts;
 }

@@ -60,7 +60,7 @@ export async function modelFromServer(config: Config, canAsk: boolean): Promise<
     : config.apiKey
       ? `${config.baseURL} refused the key when asked its models (${statusLine(keyRefused)}): check ${config.keyEnv}; then `
       : `${config.baseURL} wants a key to list its models (${statusLine(keyRefused)}): set ${config.keyEnv}; then `;
-  const listed = unlisted && !value.config.model && !keyRefused ? ` (asked, ${config.baseURL} gave no list of its models)` : '';
+  const listed = unlisted && !keyRefused ? ` (asked, ${config.baseURL} gave no list of its models)` : '';
   return {ok: true, value: {...value, problem: `${why}${problem}${listed}`}};
 }
 

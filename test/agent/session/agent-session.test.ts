@@ -339,3 +339,14 @@ test('/rewind names each prompt by its own turn, also after a !command and a pro
   const resumed = await open(['--continue']);
   expect(resumed.session.rewindPoints().map(point => [point.turn, point.prompt.slice(0, 20)])).toEqual([[1, 'first'], [3, 'third']]);
 });
+
+test('a prompt stopped before it was sent ends with its turn-end, as every turn does', async () => {
+  server = await startOpenAiServer([sse.text('never')]);
+  const {session, events} = await open();
+  const controller = new AbortController();
+  controller.abort();
+  expect(await session.prompt('too late', {signal: controller.signal})).toBe('aborted');
+  expect(server.requests).toHaveLength(0);
+  const tail = events.filter(event => event.type === 'notice' || event.type === 'turn-end').slice(-2);
+  expect(tail).toEqual([expect.objectContaining({type: 'notice', text: 'Interrupted before the prompt was sent.'}), expect.objectContaining({type: 'turn-end', reason: 'aborted'})]);
+});

@@ -5,7 +5,8 @@ import {afterEach, describe, expect, test} from 'vitest';
 import {SUMMARY_PREFIX} from '../../../source/agent/compact.js';
 import {SessionLog, type SnapshotRecord} from '../../../source/agent/session/log.js';
 import {loadSession} from '../../../source/agent/session/saved.js';
-import {rewindPoints, typedPrompts} from '../../../source/agent/session/rewind.js';
+import {rewindPoints} from '../../../source/agent/session/rewind.js';
+import {typedPrompts} from '../../../source/agent/session/saved.js';
 import type {Message} from '../../../source/core/messages.js';
 
 const dirs: string[] = [];
