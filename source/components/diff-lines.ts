@@ -1,8 +1,8 @@
 import {diffWordsWithSpace} from 'diff';
 import {showInvisible} from '../core/terminal-text.js';
 import {hunkHeader, type FileChange, type HunkLine} from '../state/hunks.js';
-import {charWidth, truncate} from './columns.js';
-import {nextBoundary} from '../core/graphemes.js';
+import {textWidth, truncate} from './columns.js';
+import {graphemes, nextBoundary} from '../core/graphemes.js';
 
 /** A run of text in a diff line; `changed` marks the words that differ from the paired line. */
 export type Segment = {readonly text: string; readonly changed: boolean};
@@ -47,7 +47,7 @@ export function layoutDiff(change: FileChange, width: number, onlyHunk?: number)
   const gutterWidth = isNewFile ? digits + 1 : 2 * digits + 2;
   const markerWidth = isNewFile ? 0 : 2;
   // At least a few columns of text, however narrow the terminal: wrapping then merely gets tall.
-  const textWidth = Math.max(4, width - gutterWidth - markerWidth);
+  const textColumns = Math.max(4, width - gutterWidth - markerWidth);
 
   const screen: ScreenLine[] = [];
   for (const hunk of hunks) {
@@ -55,7 +55,7 @@ export function layoutDiff(change: FileChange, width: number, onlyHunk?: number)
     const segments = wordSegments(hunk.lines);
     hunk.lines.forEach((line, index) => {
       const marker = isNewFile ? '' : line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  ';
-      wrapSegments(segments[index]!, textWidth).forEach((part, row) => {
+      wrapSegments(segments[index]!, textColumns).forEach((part, row) => {
         screen.push({
           kind: 'line',
           type: line.kind,
@@ -156,8 +156,8 @@ function wrapSegments(segments: readonly Segment[], width: number): Segment[][] 
   let used = 0;
   for (const segment of segments) {
     let piece = '';
-    for (const char of segment.text) {
-      const charCols = charWidth(char);
+    for (const {segment: char} of graphemes(segment.text)) {
+      const charCols = textWidth(char);
       if (used + charCols > width) {
         if (piece) rows.at(-1)!.push({text: piece, changed: segment.changed});
         rows.push([]);
