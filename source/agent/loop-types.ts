@@ -53,10 +53,12 @@ export type RunAgentOptions = {
    */
   compaction?: LoopCompaction;
   /**
-   * Settles once the workspace is recorded for /undo. The request does not wait for it; a tool
-   * call does, before its hooks or its run, so nothing changes a file the undo point has not seen.
+   * Records the workspace for /undo, once per turn (later calls get the same promise). The first
+   * call that can change a file (a write or exec tool, or any call with tool hooks set up) starts
+   * it and waits, before its hooks, its question or its run; read calls and a turn that only
+   * answers never take one.
    */
-  undoPoint?: Promise<void>;
+  undoPoint?: () => Promise<void>;
   signal: AbortSignal;
   now?: () => number;
 };

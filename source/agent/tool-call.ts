@@ -24,7 +24,7 @@ export type CallEnv = {
   /** Permission rules, hooks and the sandbox of the session; absent in tests of the bare loop. */
   guard?: Guard;
   /** See RunAgentOptions.undoPoint. */
-  undoPoint?: Promise<void>;
+  undoPoint?: () => Promise<void>;
   /** Appends a message to the history and returns its `message` event. */
   append: (message: Message) => AgentEvent;
 };
@@ -82,9 +82,9 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const args = parsed.value;
   const ctx = env.context;
 
-  // The undo point is taken while the request streams; a call that comes first waits for it.
-  if (env.undoPoint) {
-    const recorded = await untilAborted(env.undoPoint, signal);
+  // The undo point comes before anything of this call could change a file: its hooks, its run.
+  if (env.undoPoint && (tool.kind !== 'read' || env.guard?.hasHooks('PreToolUse', 'PostToolUse'))) {
+    const recorded = await untilAborted(env.undoPoint(), signal);
     if (!recorded.ok) {
       yield* answer(env, call, {isError: true, code: 'interrupted', content: INTERRUPTED});
       return;

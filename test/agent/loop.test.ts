@@ -177,36 +177,49 @@ describe('runAgent', () => {
     expect(result.history.map(m => m.type)).toEqual(['system', 'user', 'assistant-tool-calls', 'tool-result', 'assistant-text']);
   });
 
-  test('the request does not wait for the undo point; a call does, before it is even asked about', async () => {
+  test('the undo point is taken by the first call that can change a file, which waits for it before it is even asked about', async () => {
     const order: string[] = [];
-    let record = () => {};
-    const undoPoint = new Promise<void>(resolve => (record = resolve));
+    let taken = 0;
     let requestsWhenRecorded = -1;
-    const {ran} = await run([sse.toolCall('note', {text: 'x'}), sse.text('done')], {
-      undoPoint,
-      // The call has reached the loop; the undo point comes a moment later.
+    let point: Promise<void> | undefined;
+    // A read call, then two writes in one response: the read neither takes nor waits for the point.
+    const {ran} = await run([sse.toolCalls([{name: 'boom', arguments: {}}, {name: 'note', arguments: {text: 'x'}}, {name: 'note', arguments: {text: 'y'}}]), sse.text('done')], {
+      undoPoint: () =>
+        (point ??= new Promise<void>(resolve => {
+          taken++;
+          order.push('taking');
+          setTimeout(() => {
+            requestsWhenRecorded = server!.requests.length;
+            order.push('undo point');
+            resolve();
+          }, 100);
+        })),
       onEvent: event => {
-        if (event.type !== 'tool-call') return;
-        setTimeout(() => {
-          requestsWhenRecorded = server!.requests.length;
-          order.push('undo point');
-          record();
-        }, 100);
+        if (event.type === 'tool-result') order.push(`result ${event.name}`);
       },
-      approve: () => {
-        order.push('asked');
+      approve: request => {
+        order.push(`asked ${(request.args as {text: string}).text}`);
         return {kind: 'yes'};
       },
     });
     expect(requestsWhenRecorded).toBe(1);
-    expect(order).toEqual(['undo point', 'asked']);
-    expect(ran).toEqual(['x']);
+    expect(taken).toBe(1);
+    expect(order).toEqual(['result boom', 'taking', 'undo point', 'asked x', 'result note', 'asked y', 'result note']);
+    expect(ran).toEqual(['x', 'y']);
+  });
+
+  test('a turn that only answers, or only reads, takes no undo point', async () => {
+    let taken = 0;
+    const undoPoint = async () => void taken++;
+    await run([sse.text('just words')], {undoPoint});
+    await run([sse.toolCall('boom', {}), sse.text('done')], {undoPoint});
+    expect(taken).toBe(0);
   });
 
   test('a call waiting for the undo point is answered as interrupted when the turn is stopped', async () => {
     const stop = new AbortController();
     const {ran, history} = await run([sse.toolCall('note', {text: 'x'})], {
-      undoPoint: new Promise<void>(() => {}),
+      undoPoint: () => new Promise<void>(() => {}),
       signal: stop.signal,
       onEvent: event => {
         if (event.type === 'tool-call') setTimeout(() => stop.abort(), 50);

@@ -1,6 +1,7 @@
 import type {AgentEvent} from '../../core/events.js';
 import type {Result} from '../../core/result.js';
 import type {Tool, ToolResult} from '../../core/tool.js';
+import type {HookEvent} from './hook-events.js';
 import {runHooks, type HookInput, type HookOutcome} from './hooks.js';
 import {looksAtCommands, matchRules, suggestRules, type CallFacts, type Rule, type RuleMatch} from './rules.js';
 import type {Sandbox} from './sandbox.js';
@@ -154,6 +155,11 @@ export class Guard {
       blocked: outcome.blocked === null ? null : this.redact(outcome.blocked),
       warnings: outcome.warnings.map(this.redact),
     };
+  }
+
+  /** Whether the person set up hooks for any of `events` (their commands may change files). */
+  hasHooks(...events: HookEvent[]): boolean {
+    return this.hooks.some(hook => events.includes(hook.event));
   }
 
   preToolUse(tool: string, args: unknown): Promise<HookOutcome> {

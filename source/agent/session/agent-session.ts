@@ -135,17 +135,18 @@ export class AgentSession extends SessionCore {
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
-    // Print mode in ask or plan changes nothing. The undo point is taken while the request streams:
-    // tool calls wait for it, and so does the end of the turn (its Stop hooks, its notices, the next command).
+    // Taken by the turn's first call that can change a file (none in print mode's ask or plan); the turn's end waits for it.
     const snapshots = this.canAsk || mode === 'auto-edit' || mode === 'yolo';
-    const undoPoint = snapshots ? this.store.beforeTurn(mode).catch(() => {}) : undefined;
+    const turn = this.store.turns + 1;
+    let undoPoint: Promise<void> | undefined;
+    const takeUndoPoint = () => (undoPoint ??= this.store.beforeTurn(turn).catch(() => {}));
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
-      const sent = await this.extras.prepare(text, this.store.turns + 1, this.context, signal);
+      const sent = await this.extras.prepare(text, turn, this.context, signal);
       let yieldedAt = this.now();
       for await (const loopEvent of runAgent({
-        turn: this.store.turns + 1,
+        turn,
         provider: this.provider,
         tools: this.tools,
         context: this.context,
@@ -158,7 +159,7 @@ export class AgentSession extends SessionCore {
         maxRounds: this.init.maxRounds,
         ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.store.window.compaction(() => this.provider),
-        ...(undoPoint ? {undoPoint} : {}),
+        ...(snapshots ? {undoPoint: takeUndoPoint} : {}),
         signal,
         now: this.now,
       })) {
@@ -175,16 +176,15 @@ export class AgentSession extends SessionCore {
           yieldedAt = this.now();
         }
       }
-      await undoPoint;
+      if (snapshots && this.guard?.hasHooks('Stop')) await takeUndoPoint(); // Stop hooks may change files too
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       await undoPoint;
       this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once (snapshots run in order); print mode waits, not to exit under one.
-      const after = snapshots ? this.store.afterTurn(mode) : Promise.resolve();
-      if (this.canAsk) void after.catch(() => {}); // a failure only costs /undo's edit warning
-      else await after.catch(() => {});
+      const after = undoPoint && this.store.afterTurn(turn).catch(() => {}); // a failure only costs /undo's edit warning
+      if (!this.canAsk) await after;
     }
     return reason;
   }

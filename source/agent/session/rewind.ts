@@ -23,7 +23,7 @@ export type RewindPoint = {
   prompt: string;
   /** Index of the turn's user message in the history: the conversation is cut there. */
   historyIndex: number;
-  /** A snapshot was taken before the turn, so its files can be restored. */
+  /** A snapshot was taken before this turn or a later one, so the files of before it can be restored. */
   files: boolean;
 };
 
@@ -52,7 +52,7 @@ export function rewindPoints(input: {
       turn,
       prompt: input.prompts[turn - 1] ?? message.content,
       historyIndex,
-      files: input.snapshots.some(snapshot => snapshot.phase === 'before' && snapshot.turn === turn),
+      files: input.snapshots.some(snapshot => snapshot.phase === 'before' && snapshot.turn >= turn),
     });
   });
   return points;

@@ -1,5 +1,4 @@
 import {realpath} from 'node:fs/promises';
-import type {ApprovalMode} from '../../core/approval-mode.js';
 import {SessionWindow} from './window.js';
 import type {AgentEvent} from '../../core/events.js';
 import {loadInstructions, type Instructions} from './instructions.js';
@@ -186,18 +185,16 @@ export class SessionStore {
   }
 
   /**
-   * Before a turn that may change files (any mode but plan): records the workspace so /undo can
+   * Before the first call of turn `turn` that may change files: records the workspace so /undo can
    * bring it back. Failures only cost undo, never the turn.
    */
-  async beforeTurn(mode: ApprovalMode): Promise<void> {
-    if (mode === 'plan') return;
-    await this.snapshot(this.turns + 1, 'before');
+  async beforeTurn(turn: number): Promise<void> {
+    await this.snapshot(turn, 'before');
   }
 
-  /** After a turn: the reference for "did the person change files since?". */
-  async afterTurn(mode: ApprovalMode): Promise<void> {
-    if (mode === 'plan' && !this.snapshots.some(s => s.turn === this.turns)) return;
-    await this.snapshot(this.turns, 'after');
+  /** After a turn that took its undo point: the reference for "did the person change files since?". */
+  async afterTurn(turn: number): Promise<void> {
+    await this.snapshot(turn, 'after');
   }
 
   /**
@@ -266,9 +263,10 @@ export class SessionStore {
   /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
   private async undoTarget(turn: number | undefined): Promise<Result<{store: Snapshots; target: SnapshotRecord}>> {
     await this.snapshotting;
+    // A turn that changed nothing took no snapshot: before it, the files were as before the next one that did.
     const befores = this.snapshots.filter(s => s.phase === 'before');
-    const target = turn === undefined ? befores.at(-1) : befores.find(s => s.turn === turn);
-    if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has a snapshot yet.' : `No snapshot before turn ${turn}.`};
+    const target = turn === undefined ? befores.at(-1) : befores.find(s => s.turn >= turn);
+    if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has changed files yet.' : `Nothing to undo: no turn from ${turn} on has changed files.`};
     const store = await this.openStore();
     return store.ok ? {ok: true, value: {store: store.value, target}} : store;
   }

@@ -21,11 +21,12 @@ const before = (turn: number): SnapshotRecord => ({type: 'snapshot', at: 0, turn
 describe('rewindPoints', () => {
   test('each user message is a turn, counted back from the latest; typed prompts and snapshots are attached', () => {
     const history = [{type: 'system', content: 's'} as Message, user('one + attachments'), answer('a'), user('two'), answer('b'), user('three'), answer('c')];
-    const points = rewindPoints({history, turns: 3, prompts: ['one', undefined, 'three'], snapshots: [before(1), before(3)]});
+    // Only turn 2 changed files: before turn 1 they were as before turn 2; after it, nothing changed them.
+    const points = rewindPoints({history, turns: 3, prompts: ['one', undefined, 'three'], snapshots: [before(2)]});
     expect(points).toEqual([
       {turn: 1, prompt: 'one', historyIndex: 1, files: true},
-      {turn: 2, prompt: 'two', historyIndex: 3, files: false},
-      {turn: 3, prompt: 'three', historyIndex: 5, files: true},
+      {turn: 2, prompt: 'two', historyIndex: 3, files: true},
+      {turn: 3, prompt: 'three', historyIndex: 5, files: false},
     ]);
   });
 

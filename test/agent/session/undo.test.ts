@@ -117,12 +117,40 @@ test('/undo warns about a file the person changed after the turn; /diff shows th
   await session.close();
 });
 
+test('a turn that only answers takes no snapshot: an edit the person made before it is still theirs to /undo', async () => {
+  await writeFile(join(root, 'a.txt'), 'original\n');
+  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'by the agent\n'}), sse.text('ok'), sse.text('just an answer')]);
+  const session = await openSession();
+  await turn(session, 'write it');
+  await writeFile(join(root, 'a.txt'), 'the person edited this\n');
+  await turn(session, 'a question');
+  const loaded = await loadSession(session.logPath);
+  expect(loaded.ok && loaded.value.snapshots.map(s => `${s.phase} ${s.turn}`)).toEqual(['before 1', 'after 1']);
+  // The person's edit came after the agent's last change, whatever was asked since.
+  const plan = await session.planUndo();
+  expect(plan.ok && [plan.value.turn, plan.value.conflicts]).toEqual([1, ['a.txt']]);
+  await session.close();
+});
+
+test('/undo N of a turn that changed nothing goes back to before the first later turn that did', async () => {
+  server = await startOpenAiServer([sse.text('just an answer'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  const session = await openSession();
+  await turn(session, 'a question');
+  await turn(session, 'write b');
+  expect(session.rewindPoints().map(point => point.files)).toEqual([true, true]);
+  const undone = await session.undo(1);
+  expect(undone.ok && undone.value.deleted).toEqual(['b.txt']);
+  expect(await exists(join(root, 'b.txt'))).toBe(false);
+  expect(await session.undo(1)).toEqual({ok: false, error: 'Nothing to undo: no turn from 1 on has changed files.'});
+  await session.close();
+});
+
 /**
- * The turn's undo point is taken while the request streams (a slow `git add` in a large
- * repository stands in here: every snapshot takes 400 ms). Nothing may change a file before it
- * is taken, and the turn is not over until it is.
+ * The turn's undo point is taken by its first call that can change a file, or before its Stop
+ * hooks (a slow `git add` in a large repository stands in here: every snapshot takes 400 ms).
+ * Nothing may change a file before it is taken, and the turn is not over until it is.
  */
-describe('the undo point taken while the request streams', () => {
+describe('the undo point taken before the first change', () => {
   afterEach(() => vi.restoreAllMocks());
 
   function slowSnapshots(options: {fail?: boolean} = {}) {
@@ -149,7 +177,8 @@ describe('the undo point taken while the request streams', () => {
   });
 
   test('a command typed right after an interrupted turn comes after that turn\'s undo point', async () => {
-    server = await startOpenAiServer([sse.stall()]);
+    // The call waits for the undo point, and the turn is stopped meanwhile.
+    server = await startOpenAiServer([sse.toolCall('write', {path: 'n.txt', content: 'n\n'})]);
     slowSnapshots();
     const session = await openSession();
     const turned = session.prompt('hello');
@@ -162,7 +191,7 @@ describe('the undo point taken while the request streams', () => {
   });
 
   test('/rewind offers the files of a turn that has just ended', async () => {
-    server = await startOpenAiServer([sse.text('Hi.')]);
+    server = await startOpenAiServer([sse.toolCall('write', {path: 'n.txt', content: 'n\n'}), sse.text('Hi.')]);
     slowSnapshots();
     const session = await openSession();
     await session.prompt('hello');
@@ -171,7 +200,7 @@ describe('the undo point taken while the request streams', () => {
   });
 
   test('a failed undo point is said with the turn, also in print mode', async () => {
-    server = await startOpenAiServer([sse.text('Hi.')]);
+    server = await startOpenAiServer([sse.toolCall('write', {path: 'n.txt', content: 'n\n'}), sse.text('Hi.')]);
     slowSnapshots({fail: true});
     const {session} = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo'], {canAsk: false});
     const notices: string[] = [];
