@@ -10,7 +10,7 @@ import {budgetRows, promptMaxRows} from './components/layout.js';
 import {countPromptRows} from './components/prompt-rows.js';
 import {LiveTurn} from './components/LiveTurn.js';
 import {Overlay} from './components/Overlay.js';
-import {PromptInput, slashMatches, slashMenuRows} from './components/PromptInput.js';
+import {PromptInput, slashMatches, slashMenuRows, type CompletionList} from './components/PromptInput.js';
 import {StatusBar} from './components/StatusBar.js';
 import {Transcript} from './components/Transcript.js';
 import {useExternalEditor} from './hooks/use-external-editor.js';
@@ -131,10 +131,13 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
     setStopping(true);
   });
 
+  // The completion list open under the prompt: its Esc closes it, and the key hints are its own.
+  const [list, setList] = useState<CompletionList | null>(null);
   const {isExitArmed} = useSessionKeys({
     isBusy: state.busy,
     isInputEmpty: input === '',
     isActive: !isApproving && overlay === null,
+    isListOpen: list !== null,
     onInterrupt: () => session.interrupt(),
     onClearInput: () => setInput(''),
     onExit: () => quit(),
@@ -195,6 +198,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
               history={prompts.entries}
               commands={commands}
               mentionSearch={mentionSearch}
+              onList={setList}
               isActive={!isApproving}
               onEditInEditor={editPrompt}
               width={width}
@@ -213,7 +217,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
           contextTokens={state.context.tokens}
           contextWindow={state.context.window}
           cwd={cwdLabel}
-          keyState={isExitArmed && input === '' ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : state.busy ? 'busy' : slashMatched > 0 ? 'menu' : 'idle'}
+          keyState={isExitArmed && input === '' ? 'confirm-exit' : isApproving || overlay !== null ? 'approval' : (list ?? (state.busy ? 'busy' : 'idle'))}
           width={width}
         />
       </Box>

@@ -332,6 +332,37 @@ test('while the / list is open, the hints say what Enter does there', async () =
   await waitFor(() => expect(app.screen()).toContain('enter send'));
 });
 
+test('Esc closes the / list and keeps the text, which Enter then sends as typed; typing opens the list again', async () => {
+  const app = await start([]);
+  await app.type('/he');
+  await waitFor(() => expect(app.screen()).toContain('esc close'));
+  expect(app.screen()).toContain('/help');
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  expect(app.screen()).not.toContain('/help');
+  expect(app.screen()).toContain('› /he');
+  await app.type('l');
+  await waitFor(() => expect(app.screen()).toContain('/help'));
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type(keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('unknown command /hel'));
+});
+
+test('while a turn runs, Esc closes the @ list rather than interrupting; the list has its own hints', async () => {
+  await writeFile(join(dir, 'notes.txt'), 'x\n');
+  const app = await start([sse.slow(sse.text('word '.repeat(2000), {chunkSize: 5}), 5), sse.text('Second.')]);
+  await app.type('talk a lot', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('esc interrupt'));
+  await app.type('see @not');
+  await waitFor(() => expect(app.screen()).toContain('enter or tab complete · esc close'));
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('esc interrupt'));
+  expect(app.screen()).toContain('› see @not');
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('interrupted'));
+});
+
 test('a command sent after an answer sees the session as it is now', async () => {
   // The prompt line's submit keeps its identity across renders (the line is memoized); it must
   // still read the latest state, not the state of the render that created it.

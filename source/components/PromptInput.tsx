@@ -1,5 +1,5 @@
 import {Box, Text, useInput, usePaste} from 'ink';
-import {memo, useMemo, useReducer, useRef, useState} from 'react';
+import {memo, useEffect, useMemo, useReducer, useRef, useState} from 'react';
 import {mentionText, typingMention} from '../core/mentions.js';
 import {SlashMenu, type SlashItem} from './SlashMenu.js';
 import {TextInput, type Line} from './TextInput.js';
@@ -29,15 +29,19 @@ export type Props = {
   readonly maxRows: number;
   /** Workspace paths matching what follows an `@`, best first (absent: no `@` completion). */
   readonly mentionSearch?: (query: string) => readonly string[];
+  /** Told which completion list is open, when that changes (the status bar's key hints). */
+  readonly onList?: (list: CompletionList | null) => void;
 };
+
+export type CompletionList = 'commands' | 'paths';
 
 /**
  * The prompt line (TextInput). Enter sends; Ctrl+J or a trailing `\` adds a line; Up/Down
  * walk the history; typing `/` opens a completion list of commands, and `@` one of workspace paths
- * (Up/Down choose, Tab or Enter complete, Esc closes the path list and keeps the text).
+ * (Up/Down choose, Tab or Enter complete, Esc closes the list and keeps the text).
  * Memoized: the caller's callbacks are stable, so a streaming answer's frames leave it alone.
  */
-export const PromptInput = memo(function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch, width, maxRows}: Props) {
+export const PromptInput = memo(function PromptInput({value, onChange, onSubmit, history, commands, isActive, onEditInEditor, placeholder, menuRows = slashMenuRows, mentionSearch, onList, width, maxRows}: Props) {
   const theme = useTheme();
   // Position in `history` while walking it, and the unsent draft to come back to. A ref too: a held
   // Up delivers several presses in one read, before React renders again, and each must step.
@@ -51,10 +55,14 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   const mentionQuery = typing && typing.start !== dismissed ? typing.path : null;
   const paths = useMemo(() => (mentionQuery === null ? [] : mentionSearch!(mentionQuery)), [mentionQuery, mentionSearch]);
   const mentionItems = useMemo(() => paths.map((path): SlashItem => ({name: path, description: ''})), [paths]);
-  const slashItems = slashMatches(value, commands);
+  // The text the command list was closed at with Esc: it opens again once the text changes.
+  const [slashClosed, setSlashClosed] = useState<string | null>(null);
+  const slashItems = value === slashClosed ? [] : slashMatches(value, commands);
   const isMention = slashItems.length === 0 && mentionItems.length > 0;
   const matches = isMention ? mentionItems : slashItems;
   const isMenuOpen = matches.length > 0;
+  const list = isMenuOpen && isActive ? (isMention ? 'paths' : 'commands') : null;
+  useEffect(() => onList?.(list), [list, onList]);
   const choice = matches[Math.min(selected, matches.length - 1)];
   /** The prompt with the `@` being typed replaced by the chosen path (a folder stays open for more). */
   const withMention = (path: string) => `${value.slice(0, typing!.start)}${mentionText(path)}${path.endsWith('/') ? '' : ' '}`;
@@ -131,6 +139,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
         return;
       }
       if (isMention && key.escape) return setDismissed(typing!.start);
+      if (isMenuOpen && key.escape) return setSlashClosed(line.current.value);
       if (isMention && key.tab && choice) return change(setLine(withMention(choice.name)));
       if (isMenuOpen && key.tab && choice) return change(setLine(`/${choice.name}${choice.args ? ' ' : ''}`));
       // In a prompt of several lines, ↑/↓ move between its lines first.
@@ -174,7 +183,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
         maxRows={maxRows}
         marks={{first: '›', next: '┊', style: theme.accent}}
       />
-      {isMenuOpen && isActive ? (
+      {list ? (
         <SlashMenu items={matches} selected={Math.min(selected, matches.length - 1)} maxRows={menuRows} prefix={isMention ? '@' : '/'} />
       ) : null}
     </Box>

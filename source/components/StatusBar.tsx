@@ -4,7 +4,7 @@ import type {ApprovalMode} from '../core/approval-mode.js';
 import {useTheme} from './theme.js';
 
 /** What the keyboard does right now, which decides the hints shown. */
-export type KeyState = 'idle' | 'menu' | 'busy' | 'approval' | 'confirm-exit';
+export type KeyState = 'idle' | 'commands' | 'paths' | 'busy' | 'approval' | 'confirm-exit';
 
 export type Props = {
   readonly model: string;
@@ -30,8 +30,9 @@ export type Props = {
 
 const hints: Record<KeyState, string> = {
   idle: 'enter send · ctrl+j newline · / commands · shift+tab mode · ctrl+d exit',
-  // The / list is open: Enter picks the highlighted command rather than sending what is typed.
-  menu: '↑/↓ choose · enter pick · tab complete · type to filter',
+  // A completion list is open: Enter takes the highlighted entry rather than sending what is typed.
+  commands: '↑/↓ choose · enter pick · tab complete · esc close · type to filter',
+  paths: '↑/↓ choose · enter or tab complete · esc close · type to filter',
   busy: 'esc interrupt · type to queue · shift+tab mode',
   // An approval or a /undo, /resume dialog lists its own keys, which change as it goes (a reason
   // being typed, hunk by hunk); repeating a fixed list here would contradict it.

@@ -8,6 +8,8 @@ export type SessionKeyOptions = {
   isInputEmpty: boolean;
   /** False while an approval prompt owns the keyboard (it handles Esc itself). */
   isActive: boolean;
+  /** A completion list is open under the prompt: Esc closes it, and nothing else. */
+  isListOpen?: boolean;
   onInterrupt: () => void;
   onClearInput: () => void;
   onExit: () => void;
@@ -52,6 +54,7 @@ export function useSessionKeys(options: SessionKeyOptions): {isExitArmed: boolea
       arm(false);
     }
     if (!options.isActive) return;
+    if (key.escape && options.isListOpen) return;
     if (key.escape && options.isBusy) return options.onInterrupt();
     if (key.escape && options.isInputEmpty && options.onRewind) {
       const now = Date.now();

@@ -45,7 +45,7 @@ test('hints follow the state', () => {
   expect(plain(render(<StatusBar {...props} keyState="busy" />).lastFrame())).toContain('esc interrupt');
   expect(plain(render(<StatusBar {...props} keyState="approval" />).lastFrame())).toContain('keys as shown above');
   expect(plain(render(<StatusBar {...props} keyState="confirm-exit" />).lastFrame())).toContain('press ctrl+c again to exit');
-  expect(plain(render(<StatusBar {...props} keyState="menu" />).lastFrame())).toContain('enter pick · tab complete');
+  expect(plain(render(<StatusBar {...props} keyState="commands" />).lastFrame())).toContain('enter pick · tab complete');
 });
 
 test('40 columns: each line is cut, never wrapped', () => {
