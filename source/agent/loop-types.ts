@@ -68,8 +68,11 @@ export type LoopCompaction = {
   ready?: () => Promise<void>;
   shouldCompact: (history: readonly Message[]) => boolean;
   compact: (history: readonly Message[], signal: AbortSignal) => Promise<CompactResult>;
-  /** Why a prompt cannot fit the window even alone (with system prompt and tools), else null; asked before it joins the history. */
-  refuse?: (prompt: string, history: readonly Message[]) => string | null;
+  /**
+   * Why a prompt cannot fit the window even alone (with system prompt and tools), else null; asked
+   * before it joins the history, and again (`refused`) once the server refused it as too long.
+   */
+  refuse?: (prompt: string, history: readonly Message[], refused?: boolean) => string | null;
   /** Whether the window holds this history and the answer; asked after compacting, before sending. */
   fits?: (history: readonly Message[]) => boolean;
   /** The sentence for a history that still does not fit after compacting. */

@@ -113,7 +113,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
     const overflow = turn.error !== null && !signal.aborted && !turn.text && turn.toolCalls.length === 0 ? turn.contextRefusal : undefined;
     if (overflow && options.compaction) {
       options.compaction.learn?.(overflow, history);
-      const refused = announced ? null : options.compaction.refuse?.(options.prompt, history.slice(0, -1));
+      const refused = announced ? null : options.compaction.refuse?.(options.prompt, history.slice(0, -1), true);
       if (refused) return yield* endUnsent({type: 'error', code: 'prompt-too-long', message: refused});
       if (!overflowRetried) {
         overflowRetried = true;

@@ -58,10 +58,10 @@ function fixOrLess(facts: WindowFacts, needed: number): string {
   return fix ? `Send less, or ${fix}.` : 'Send less, or use a model with a larger window.';
 }
 
-/** A prompt that cannot fit even alone. */
-export function promptTooLong(prompt: number, facts: WindowFacts): string {
+/** A prompt that cannot fit even alone: found before sending, or (`refused`) told by the server's refusal. */
+export function promptTooLong(prompt: number, facts: WindowFacts, refused = false): string {
   return (
-    `Not sent: this prompt is about ${approx(prompt)} tokens; ${whose(facts)} is ${exact(facts.window)}, ` +
+    `${refused ? 'Refused by the server, and taken back' : 'Not sent'}: this prompt is about ${approx(prompt)} tokens; ${whose(facts)} is ${exact(facts.window)}, ` +
     `and the system prompt and tools take ${approx(facts.fixed)} of it, with room kept for the answer. ${fixOrLess(facts, Math.ceil((prompt + facts.fixed) * 1.5))}`
   );
 }

@@ -109,7 +109,7 @@ describe('never wedge', () => {
     expect(server!.requests).toHaveLength(1);
     expect(s.window.window).toBe(4096);
     // Scaled by the server's own count in its refusal (it counts 3.5 characters a token).
-    expect(errors(events)[0]).toMatch(/^Not sent: this prompt is about 9.2k tokens; the server's window is 4,096/);
+    expect(errors(events)[0]).toMatch(/^Refused by the server, and taken back: this prompt is about 9.2k tokens; the server's window is 4,096/);
     expect(errors(events).join('\n')).not.toMatch(/Nothing to compact/);
     expect(events.some(event => event.type === 'message')).toBe(false);
     expect(s.history).toHaveLength(1);

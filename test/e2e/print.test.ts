@@ -428,7 +428,7 @@ describe('nib -p against a local server with a small window', () => {
     expect(result.code).toBe(1);
     expect(server!.requests).toHaveLength(1);
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^nib: Not sent: this prompt is about [\d.]+k tokens; the server's window is 2,048, .*Send less, or use a model with a larger window\.$/);
+    expect(lines[0]).toMatch(/^nib: Refused by the server, and taken back: this prompt is about [\d.]+k tokens; the server's window is 2,048, .*Send less, or use a model with a larger window\.$/);
     expect(result.stderr).not.toMatch(/Nothing to compact/);
   });
 
@@ -440,7 +440,7 @@ describe('nib -p against a local server with a small window', () => {
     const first = await local({kind: 'llama.cpp', window: 4096, charsPerToken: 2.5}, [sse.text('hello again')], ['--model', 'm', '-p', big]);
     expect(first.code).toBe(1);
     expect(server!.requests).toHaveLength(1);
-    expect(first.stderr.split('\n')[0]).toMatch(/^nib: Not sent: this prompt is about [\d.]+k tokens; the server's window is 4,096/);
+    expect(first.stderr.split('\n')[0]).toMatch(/^nib: Refused by the server, and taken back: this prompt is about [\d.]+k tokens; the server's window is 4,096/);
     const next = await runNib(sandbox, ['--base-url', server!.url, '--model', 'm', '--continue', '-p', 'say hi']);
     results.push(next);
     expect(next.stderr).not.toMatch(/400 Bad Request|Not sent|refused/);

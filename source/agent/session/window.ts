@@ -204,11 +204,11 @@ export class SessionWindow {
       ...(waitMs > 0 ? {ready: () => this.ready(waitMs)} : {}),
       shouldCompact: history => this.tracker.shouldCompact(history),
       compact: (history, signal) => fitHistory({provider: provider(), history, tracker: this.tracker, signal}),
-      refuse: (prompt, history) => {
+      refuse: (prompt, history, refused) => {
         const facts = this.facts(history);
         if (!facts) return null;
         const alone = this.tracker.scale(estimateTokens([{type: 'user', content: prompt}]));
-        return facts.fixed + alone + answerReserve(facts.window) > facts.window ? promptTooLong(alone, facts) : null;
+        return facts.fixed + alone + answerReserve(facts.window) > facts.window ? promptTooLong(alone, facts, refused) : null;
       },
       fits: history => this.tracker.fits(history),
       tooFull: history => conversationTooFull(this.tracker.tokens(history), this.facts(history)!),
