@@ -74,6 +74,8 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   // Stable, so the prompt line (memoized) is not drawn again on every frame of an answer.
   const submit = useStableCallback((text: string) => {
     setInput('');
+    // A `!` alone is neither a command nor a question for the model.
+    if (text.trim() === '!') return dispatch({type: 'notice', text: '! runs the shell command typed after it, e.g. !git status (its output goes to the model with your next prompt).'});
     prompts.add(text);
     const ready = submitted.current.then(() => (commandCall(text) ? reloadCommands() : commands));
     submitted.current = ready;

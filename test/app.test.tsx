@@ -363,6 +363,16 @@ test('while a turn runs, Esc closes the @ list rather than interrupting; the lis
   await waitFor(() => expect(app.screen()).toContain('interrupted'));
 });
 
+test('a ! alone goes nowhere: it says how a !command is typed, and the next prompt is the first request', async () => {
+  const app = await start([sse.text('answered')]);
+  await app.type('!', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('! runs the shell command typed after it'));
+  await app.type('hi', keys.enter);
+  await waitFor(() => expect(app.screen()).toContain('answered'));
+  expect(server!.requests).toHaveLength(1);
+  expect(server!.requests[0]!.body.messages.at(-1)).toEqual({role: 'user', content: 'hi'});
+});
+
 test('a command sent after an answer sees the session as it is now', async () => {
   // The prompt line's submit keeps its identity across renders (the line is memoized); it must
   // still read the latest state, not the state of the render that created it.
