@@ -195,6 +195,7 @@ export async function* runAgent(options: RunAgentOptions): AsyncGenerator<AgentE
 
   /** Replaces the history in place with its compacted form; false when that failed. */
   async function* compactNow(reason: 'auto' | 'overflow'): AsyncGenerator<AgentEvent, boolean> {
+    yield {type: 'compaction-start', reason, at: now()};
     const result = await options.compaction!.compact(history, signal);
     if (!result.ok) {
       // With nothing to compact, the request's own error (or the fit check) says what happened;

@@ -1,5 +1,5 @@
 import {Box} from 'ink';
-import type {LiveTurn as LiveState} from '../state/reducer.js';
+import {formatSeconds, type LiveTurn as LiveState} from '../state/reducer.js';
 import {linesOf, useMarkdown} from './Markdown.js';
 import {textRow} from './text-row.js';
 import {ToolBadge} from './ToolBadge.js';
@@ -31,7 +31,8 @@ const ROW_STEP = 4;
  */
 export function LiveTurn({live, now, width, maxRows}: Props) {
   const theme = useTheme();
-  const toolRows = live.tools.reduce((rows, tool) => rows + 1 + (tool.status === 'running' ? outputRows : 0), 0);
+  const compactRows = live.compacting && maxRows > 0 ? 1 : 0;
+  const toolRows = compactRows + live.tools.reduce((rows, tool) => rows + 1 + (tool.status === 'running' ? outputRows : 0), 0);
   const thinkingRows = live.reasoning ? Math.min(reasoningRows, Math.max(0, maxRows - toolRows)) : 0;
   // One row of it is the margin above the open block, the same the transcript gives a finished
   // one: the block's rows are then where they will stay, and move to <Static> without a redraw.
@@ -55,8 +56,15 @@ export function LiveTurn({live, now, width, maxRows}: Props) {
       {live.tools.map(tool => (
         <ToolBadge key={tool.callId} tool={tool} now={now} width={width} outputLines={outputRows} />
       ))}
+      {compactRows > 0 && textRow('compacting', compactingLine(live.compacting!, now), {...theme.dim, wrap: 'truncate-end'})}
     </Box>
   );
+}
+
+/** While the model summarises the older turns (it can take a while on a local model). */
+function compactingLine(compacting: NonNullable<LiveState['compacting']>, now: number): string {
+  const why = compacting.reason === 'overflow' ? 'the server found the context too long' : 'the context is nearly full';
+  return `⋯ compacting: ${why}, so the model summarises the older turns · ${formatSeconds(Math.max(0, now - compacting.since))} · esc stops`;
 }
 
 /**

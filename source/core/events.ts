@@ -84,6 +84,8 @@ export type AgentEvent =
       at: number;
     }
   | {type: 'usage'; usage: Usage}
+  /** The loop starts compacting before a request (the window nearly full, or the server refused it as too long). */
+  | {type: 'compaction-start'; reason: 'auto' | 'overflow'; at: number}
   /**
    * The history the model sees was replaced by a summary plus the recent turns (compact.ts).
    * `history` is the new history without system messages; the session log keeps the old ones.

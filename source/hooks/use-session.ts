@@ -77,9 +77,9 @@ export function useSession(session: AgentSession, options: UseSessionOptions = {
     submit(next!);
   }, [holdQueue, state.busy, state.queue, session, dispatch, submit]);
 
-  // The elapsed time of a running tool ticks once a second; nothing ticks while a person reads
-  // an approval prompt or nothing runs.
-  const isTicking = state.live.tools.some(tool => tool.status === 'running') && state.approvals.length === 0;
+  // The elapsed time of a running tool or compaction ticks once a second; nothing ticks while a
+  // person reads an approval prompt or nothing runs.
+  const isTicking = (state.live.compacting !== null || state.live.tools.some(tool => tool.status === 'running')) && state.approvals.length === 0;
   useEffect(() => {
     if (!isTicking) return;
     const interval = setInterval(() => dispatch({type: 'tick', at: now()}), 1000);

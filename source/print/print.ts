@@ -133,6 +133,8 @@ function jsonPrinter(out: CoalescingWriter, stderr: TextSink): Printer {
       case 'error':
         stderr.write(`nib: ${event.message}\n`);
         return line({type: 'error', message: event.message, ...(event.code ? {code: event.code} : {})});
+      case 'compaction-start':
+        return line({type: 'compaction-start', reason: event.reason});
       case 'compaction':
         return line({type: 'compaction', reason: event.reason, summarised: event.summarised, kept: event.kept});
       case 'turn-end':

@@ -38,7 +38,7 @@ export function initialState(init: {model: string; mode: ApprovalMode}): UiState
   };
 }
 
-const emptyLive: LiveTurn = {text: '', scan: emptyScan, reasoning: '', reasoningStartedAt: null, tools: []};
+const emptyLive: LiveTurn = {text: '', scan: emptyScan, reasoning: '', reasoningStartedAt: null, tools: [], compacting: null};
 const noUsage: UsageTotals = {promptTokens: 0, completionTokens: 0, lastPromptTokens: 0};
 
 export function reduce(state: UiState, raw: UiInput): UiState {
@@ -48,7 +48,7 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'turn-start':
       return append({...s, live: emptyLive}, {kind: 'user', text: input.prompt});
     case 'request-start':
-      return flushText(foldReasoning(s));
+      return flushText(foldReasoning(compacted(s)));
     case 'reasoning-delta':
       return {
         ...s,
@@ -88,7 +88,7 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'usage':
       return {...s, usage: addUsage(s.usage, input.usage)};
     case 'error':
-      return append(flushText(foldReasoning(s)), {kind: 'error', text: input.message});
+      return append(flushText(foldReasoning(compacted(s))), {kind: 'error', text: input.message});
     case 'turn-end':
       return endTurn(s, input.reason);
     case 'tick':
@@ -112,8 +112,10 @@ export function reduce(state: UiState, raw: UiInput): UiState {
     case 'cleared':
       // Another conversation (/clear, /resume): its tokens in and out are its own (a resumed one's are replayed).
       return {...s, transcript: [], epoch: s.epoch + 1, live: emptyLive, approvals: [], usage: noUsage};
+    case 'compaction-start':
+      return updateLive(flushText(foldReasoning(s)), live => ({...live, compacting: {reason: input.reason, since: input.at}}));
     case 'compaction':
-      return append(s, {kind: 'notice', text: compactionNote(input)});
+      return append(compacted(s), {kind: 'notice', text: compactionNote(input)});
     case 'show-overlay':
       return {...s, overlay: input.overlay};
     case 'close-overlay':
@@ -150,6 +152,11 @@ function withText(state: UiState, text: string): UiState {
 }
 
 /** Ends the open block: the round's text is over (a tool call, a new request, the end). */
+/** A compaction is over: done, failed, or there was nothing to compact and the request went out. */
+function compacted(state: UiState): UiState {
+  return state.live.compacting ? updateLive(state, live => ({...live, compacting: null})) : state;
+}
+
 function flushText(state: UiState): UiState {
   const text = state.live.text.trimEnd();
   const next = updateLive(state, live => ({...live, text: '', scan: emptyScan}));

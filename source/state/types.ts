@@ -52,6 +52,8 @@ export type LiveTurn = {
   reasoningStartedAt: number | null;
   /** Tool calls of the current round not finished yet, in call order. */
   tools: ToolView[];
+  /** A compaction running before the next request: why, and since when. */
+  compacting: {reason: 'auto' | 'overflow'; since: number} | null;
 };
 
 export type UsageTotals = {

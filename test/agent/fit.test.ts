@@ -151,6 +151,10 @@ describe('fit before sending', () => {
     expect(server!.requests.every(request => !request.overWindow)).toBe(true);
     const compaction = [...first, ...second].find(event => event.type === 'compaction');
     expect(compaction).toMatchObject({shortened: 1, summarised: 0});
+    // Announced as it starts, so the screen can say what the wait is.
+    const types = [...first, ...second].map(event => event.type);
+    expect(types.indexOf('compaction-start')).toBeGreaterThan(-1);
+    expect(types.indexOf('compaction-start')).toBeLessThan(types.indexOf('compaction'));
     const sent = server!.requests.at(-1)!.body.messages.find(message => message.role === 'tool');
     expect(sent?.content).toMatch(/shortened by nib to fit/);
   });

@@ -170,3 +170,12 @@ test('answers wait for the markdown renderer before they are printed for good', 
   await waitFor(() => expect(plain(lastFrame())).toContain('Bold answer.'));
   expect(plain(lastFrame())).not.toContain('**');
 });
+
+test('a compaction before the next request shows one live row with its reason and time, gone when the request goes out', () => {
+  const started = reduce(fold([{type: 'turn-start', prompt: 'x', at: 1000}, {type: 'compaction-start', reason: 'auto', at: 1000}]), {type: 'tick', at: 13_500});
+  const row = plain(render(<LiveTurn live={started.live} now={started.now} width={120} maxRows={6} />).lastFrame());
+  expect(row.trim()).toBe('⋯ compacting: the context is nearly full, so the model summarises the older turns · 13 s · esc stops');
+  // Nothing to compact, so the request goes out as it was: the row goes with it.
+  const sent = reduce(started, {type: 'request-start', round: 1, at: 14_000});
+  expect(plain(render(<LiveTurn live={sent.live} now={sent.now} width={120} maxRows={6} />).lastFrame()).trim()).toBe('');
+});

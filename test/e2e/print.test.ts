@@ -450,6 +450,16 @@ describe('nib -p against a local server with a small window', () => {
     expect(sent.map(message => message.content)).toEqual(['say hi']);
   });
 
+  test('JSON: a compaction is announced as it starts; with nothing to compact, the request follows and the refusal is the error', async () => {
+    const big = 'abcdefg '.repeat(870);
+    const result = await local({kind: 'llama.cpp', window: 4096, charsPerToken: 2.5}, [sse.text('never')], ['--model', 'm', '--output-format', 'json', '-p', big]);
+    expect(result.code).toBe(1);
+    const events = result.stdout.trim().split('\n').map(line => JSON.parse(line) as {type: string; reason?: string; code?: string});
+    expect(events.map(event => event.type)).toEqual(['compaction-start', 'error', 'turn-end']);
+    expect(events[0]).toEqual({type: 'compaction-start', reason: 'auto'});
+    expect(events[1]).toMatchObject({code: 'prompt-too-long'});
+  });
+
   test('no model configured: the server\'s only model is used and named', async () => {
     const result = await local({kind: 'llama.cpp', window: 16384, models: ['qwen2.5-coder-7b.gguf']}, [sse.text('hello')], ['-p', 'say hi']);
     expect(result.code).toBe(0);

@@ -354,6 +354,18 @@ describe('reduce: UI actions', () => {
     const state = fold([{type: 'compaction', reason: 'overflow', summary: 's', summarised: 12, kept: 3, history: []}]);
     expect(strip(state)).toEqual([{kind: 'notice', text: 'Context too long for the model: compacted 12 older messages into a summary (the session log keeps them all).'}]);
   });
+
+  test('a running compaction is live until it is done, fails, the request goes out or the turn ends', () => {
+    const running = fold([{type: 'turn-start', prompt: 'x', at: 5}, {type: 'compaction-start', reason: 'overflow', at: 7}]);
+    expect(running.live.compacting).toEqual({reason: 'overflow', since: 7});
+    const ends: UiInput[] = [
+      {type: 'compaction', reason: 'overflow', summary: 's', summarised: 2, kept: 1, history: []},
+      {type: 'error', code: 'compaction', message: 'the summary failed'},
+      {type: 'request-start', round: 2, at: 9},
+      {type: 'turn-end', reason: 'aborted', at: 9},
+    ];
+    for (const end of ends) expect(reduce(running, end).live.compacting).toBeNull();
+  });
 });
 
 describe('reduce: sequences', () => {
