@@ -12,6 +12,7 @@
 // Terminal bytes are what the pty delivers (the line discipline turns \n into \r\n).
 // Run: npm run build && npx node bench/tui.mjs   (BENCH_RUNS=5 for more startup samples)
 // NIB_BENCH_BASELINE=other/dist/cli.js runs every part for that build too, in the same run.
+// BENCH_STREAM_RUNS=n runs parts 2 and 3 n times, the builds interleaved, and prints medians.
 import {build} from 'esbuild';
 import {spawn} from 'node:child_process';
 import {mkdir, readFile, writeFile} from 'node:fs/promises';
@@ -21,6 +22,7 @@ import {builds, loadTestServer, median, ROOT} from './support.mjs';
 import {inkPatches} from '../scripts/ink-patches.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const STREAM_RUNS = Number(process.env.BENCH_STREAM_RUNS ?? 1);
 const {startOpenAiServer, sse} = await loadTestServer();
 
 /** The words of a long answer: ~4 characters per token, a line every 16 tokens, a paragraph every 8 lines. */
@@ -176,48 +178,67 @@ try {
     }
   }
 
-  // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer.
-  for (const [label, cli] of wanted(2) ? compared : []) {
+  // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer. With
+  // BENCH_STREAM_RUNS=n, n rounds with the builds interleaved (each nib run next to its own raw SDK
+  // run), and the medians: single runs drift with the machine by more than a change is worth.
+  if (wanted(2)) {
     const answer = makeAnswer(20_000);
     const response = sse.text(answer, {chunkSize: 4});
-    const nib = await streamRun(answer, response, cli);
-    const server = await startOpenAiServer(() => response);
-    const sdk = await rawSdk(server.url);
-    await server.close();
-    if (label === '') {
-      const floor = await inkFloor(answer, 'full');
+    const runs = new Map(compared.map(([label]) => [label, []]));
+    for (let round = 0; round < STREAM_RUNS; round++) {
+      for (const [label, cli] of compared) {
+        const nib = await streamRun(answer, response, cli);
+        const sdk = await withServer(response, rawSdk);
+        runs.get(label).push({...nib, sdkCpuS: sdk.cpuS, sdkRssMb: sdk.rssMb});
+      }
+    }
+    const sdkCpu = median([...runs.values()].flat().map(run => run.sdkCpuS));
+    const floor = await inkFloor(answer, 'full');
+    print(
+      `2 (Ink floor). a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer four characters per event loop turn: ` +
+        `CPU ${floor.cpuS.toFixed(2)} s (${floor.idleCpuS.toFixed(2)} s of it its start and quit), peak RSS ${floor.rssMb.toFixed(1)} MB, ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
+    );
+    const both = await withServer(response, url => inkFloor(answer, 'full', url));
+    print(
+      `2 (SDK + Ink floor). the same app fed by the raw SDK from the same server, in one process: ` +
+        `CPU ${both.cpuS.toFixed(2)} s (${both.idleCpuS.toFixed(2)} s of it its start and quit) = ${(both.cpuS / sdkCpu).toFixed(2)}x the raw SDK (its median here), peak RSS ${both.rssMb.toFixed(1)} MB`,
+    );
+    for (const [label] of compared) {
+      const all = runs.get(label);
+      const ratios = all.map(run => run.cpuS / run.sdkCpuS);
+      const of = (values, digits = 2) => (values.length > 1 ? ` (${values.map(value => value.toFixed(digits)).join(', ')})` : '');
       print(
-        `2 (Ink floor). a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer four characters per event loop turn: ` +
-          `CPU ${floor.cpuS.toFixed(2)} s (${floor.idleCpuS.toFixed(2)} s of it its start and quit), peak RSS ${floor.rssMb.toFixed(1)} MB, ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
-      );
-      const both = await withServer(response, url => inkFloor(answer, 'full', url));
-      print(
-        `2 (SDK + Ink floor). the same app fed by the raw SDK from the same server, in one process: ` +
-          `CPU ${both.cpuS.toFixed(2)} s (${both.idleCpuS.toFixed(2)} s of it its start and quit) = ${(both.cpuS / sdk.cpuS).toFixed(2)}x the raw SDK, peak RSS ${both.rssMb.toFixed(1)} MB`,
+        `2${label}. 20,000 tokens full speed (${(all[0].answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events${all.length > 1 ? `; medians of ${all.length} runs` : ''}): ` +
+          `terminal bytes / answer bytes ${median(all.map(run => run.during / run.answerBytes)).toFixed(2)} during the answer, ${median(all.map(run => run.total / run.answerBytes)).toFixed(2)} whole session (goal <= 1.2); ` +
+          `CPU nib ${median(all.map(run => run.cpuS)).toFixed(2)} s vs raw SDK ${median(all.map(run => run.sdkCpuS)).toFixed(2)} s = ${median(ratios).toFixed(2)}x${of(ratios)} (goal <= 1.3x); ` +
+          `peak RSS ${median(all.map(run => run.rssMb)).toFixed(1)} MB${of(all.map(run => run.rssMb), 1)} (goal <= 120; raw SDK ${median(all.map(run => run.sdkRssMb)).toFixed(1)} MB); wall ${median(all.map(run => run.wallS)).toFixed(2)} s`,
       );
     }
-    print(
-      `2${label}. 20,000 tokens full speed (${(nib.answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events): ` +
-        `terminal bytes / answer bytes ${(nib.during / nib.answerBytes).toFixed(2)} during the answer, ${(nib.total / nib.answerBytes).toFixed(2)} whole session (goal <= 1.2); ` +
-        `CPU nib ${nib.cpuS.toFixed(2)} s vs raw SDK ${sdk.cpuS.toFixed(2)} s = ${(nib.cpuS / sdk.cpuS).toFixed(2)}x (goal <= 1.3x); ` +
-        `peak RSS ${nib.rssMb.toFixed(1)} MB (goal <= 120; raw SDK ${sdk.rssMb.toFixed(1)} MB); wall ${nib.wallS.toFixed(2)} s`,
-    );
   }
 
-  // 3. 2,000 tokens at 100 tokens/s.
-  for (const [label, cli] of wanted(3) ? compared : []) {
+  // 3. 2,000 tokens at 100 tokens/s; BENCH_STREAM_RUNS as in part 2.
+  if (wanted(3)) {
     // Two tokens per event (a token here is a word and its space, ~5.4 characters), one event
     // every 20 ms: 1,000 events in 20 s.
     const answer = makeAnswer(2_000);
     const response = sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true});
-    const nib = await streamRun(answer, response, cli);
-    print(
-      `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / nib.streamS).toFixed(0)} tokens/s over ${nib.streamS.toFixed(1)} s): ` +
-        `${(nib.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens for the whole process` +
-        (idleCpuS > 0 ? `, ${((nib.cpuS - idleCpuS) / 2).toFixed(2)} without an idle session's ${idleCpuS.toFixed(2)} s` : '') +
-        ` (goal <= 0.6); ` +
-        `${(nib.during / nib.answerBytes).toFixed(2)} terminal bytes per answer byte (goal <= 3)`,
-    );
+    const runs = new Map(compared.map(([label]) => [label, []]));
+    for (let round = 0; round < STREAM_RUNS; round++) {
+      for (const [label, cli] of compared) runs.get(label).push(await streamRun(answer, response, cli));
+    }
+    for (const [label] of compared) {
+      const all = runs.get(label);
+      const perThousand = all.map(run => run.cpuS / 2);
+      const cpu = median(perThousand);
+      const streamS = median(all.map(run => run.streamS));
+      print(
+        `3${label}. 2,000 tokens at 100 tokens/s (measured ${(2000 / streamS).toFixed(0)} tokens/s over ${streamS.toFixed(1)} s${all.length > 1 ? `; medians of ${all.length} runs` : ''}): ` +
+          `${cpu.toFixed(2)} CPU-s per 1,000 tokens for the whole process${all.length > 1 ? ` (${perThousand.map(value => value.toFixed(2)).join(', ')})` : ''}` +
+          (idleCpuS > 0 ? `, ${(cpu - idleCpuS / 2).toFixed(2)} without an idle session's ${idleCpuS.toFixed(2)} s` : '') +
+          ` (goal <= 0.6); ` +
+          `${median(all.map(run => run.during / run.answerBytes)).toFixed(2)} terminal bytes per answer byte (goal <= 3)`,
+      );
+    }
   }
 
   // 3, floors: the raw SDK receiving the same stream at the same rate (no drawing), and a bare
