@@ -347,6 +347,14 @@ test('Esc closes the / list and keeps the text, which Enter then sends as typed;
   await waitFor(() => expect(app.screen()).toContain('enter send'));
   await app.type(keys.enter);
   await waitFor(() => expect(app.screen()).toContain('unknown command /hel'));
+  // Closed at "/hel" only: typing "/hel" again opens it.
+  await app.type('/hel');
+  await waitFor(() => expect(app.screen()).toContain('esc close'));
+  await app.type(keys.escape);
+  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await app.type(keys.backspace);
+  await app.type('l');
+  await waitFor(() => expect(app.screen()).toContain('esc close'));
 });
 
 test('while a turn runs, Esc closes the @ list rather than interrupting; the list has its own hints', async () => {

@@ -54,8 +54,9 @@ export type RunAgentOptions = {
   compaction?: LoopCompaction;
   /**
    * Records the workspace for /undo, once per turn (later calls get the same promise). The first
-   * call that can change a file (a write or exec tool, or any call with tool hooks set up) starts
-   * it and waits, before its hooks, its question or its run; read calls and a turn that only
+   * call that can change a file starts it and waits: a write or exec call once it is allowed (asked
+   * and answered yes, or allowed by its mode), just before it runs; any call before the person's
+   * tool hooks, when there are some. Read calls, refused or declined calls and a turn that only
    * answers never take one.
    */
   undoPoint?: () => Promise<void>;

@@ -82,14 +82,9 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   const args = parsed.value;
   const ctx = env.context;
 
-  // The undo point comes before anything of this call could change a file: its hooks, its run.
-  if (env.undoPoint && (tool.kind !== 'read' || env.guard?.hasHooks('PreToolUse', 'PostToolUse'))) {
-    const recorded = await untilAborted(env.undoPoint(), signal);
-    if (!recorded.ok) {
-      yield* answer(env, call, {isError: true, code: 'interrupted', content: INTERRUPTED});
-      return;
-    }
-  }
+  // The undo point comes before anything of this call could change a file: the person's tool
+  // hooks, which see every call, or else (below) the run of a call that was allowed.
+  if (env.guard?.hasHooks('PreToolUse', 'PostToolUse') && !(yield* undoPoint(env, call))) return;
 
   // The person's PreToolUse hooks see every call first; exit 2 stops it before anything else.
   if (env.guard) {
@@ -180,6 +175,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     return;
   }
 
+  if (tool.kind !== 'read' && !(yield* undoPoint(env, call))) return;
   // An interrupt that landed while the call was being checked or approved: most tools (write,
   // edit) do not watch the signal, so this is the last point where "not run" is still true.
   if (signal.aborted) {
@@ -199,6 +195,14 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
     result = {...result, isError: true, content: `Interrupted by the user while running.\n${result.content}`};
   }
   yield* answer(env, call, result);
+}
+
+/** Waits for the turn's undo point (taking it first if none yet); false, with the call answered, when the turn was stopped meanwhile. */
+async function* undoPoint(env: CallEnv, call: ToolCall): AsyncGenerator<AgentEvent, boolean> {
+  if (!env.undoPoint) return true;
+  const recorded = await untilAborted(env.undoPoint(), env.signal);
+  if (!recorded.ok) yield* answer(env, call, {isError: true, code: 'interrupted', content: INTERRUPTED});
+  return recorded.ok;
 }
 
 /** Runs the call and streams its output as events; the result is the generator's return value. */

@@ -8,8 +8,8 @@ import {BUSY_MESSAGE} from '../agent/session/core.js';
 
 /** Sessions, undo and compaction: each asks the session and shows its answer. */
 export const sessionCommands: readonly SlashCommand[] = [
-  {name: 'undo', args: '[N]', description: 'restore files to before the last turn (or turn N); shows the diff first', run: planUndo},
-  {name: 'diff', description: 'everything changed in the workspace in this session', run: showDiff},
+  {name: 'undo', args: '[N]', description: 'restore files to before the last turn that changed them (or turn N); shows the diff first', run: planUndo},
+  {name: 'diff', description: 'everything changed in the workspace since nib first changed a file this session', run: showDiff},
   {name: 'resume', args: '[ID]', description: 'continue an earlier session of this workspace', run: resume},
   {name: 'sessions', args: '[delete ID]', description: "list (or delete) this workspace's sessions", run: sessions},
   {name: 'compact', description: 'summarise older turns to free context', run: compact},

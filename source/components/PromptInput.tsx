@@ -107,6 +107,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
 
   const change = (next: string) => {
     if (!typingMention(next)) setDismissed(null);
+    setSlashClosed(null);
     setSelected(0);
     setWalk(null);
     onChange(next);
@@ -124,6 +125,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   };
 
   const send = (text: string) => {
+    setSlashClosed(null);
     setWalk(null);
     setSelected(0);
     // The caller clears the prompt once it has the text; keys after the Enter start from empty.

@@ -177,7 +177,7 @@ describe('runAgent', () => {
     expect(result.history.map(m => m.type)).toEqual(['system', 'user', 'assistant-tool-calls', 'tool-result', 'assistant-text']);
   });
 
-  test('the undo point is taken by the first call that can change a file, which waits for it before it is even asked about', async () => {
+  test('the undo point is taken by the first call that can change a file, once allowed, and waits for it before it runs', async () => {
     const order: string[] = [];
     let taken = 0;
     let requestsWhenRecorded = -1;
@@ -204,15 +204,18 @@ describe('runAgent', () => {
     });
     expect(requestsWhenRecorded).toBe(1);
     expect(taken).toBe(1);
-    expect(order).toEqual(['result boom', 'taking', 'undo point', 'asked x', 'result note', 'asked y', 'result note']);
+    expect(order).toEqual(['result boom', 'asked x', 'taking', 'undo point', 'result note', 'asked y', 'result note']);
     expect(ran).toEqual(['x', 'y']);
   });
 
-  test('a turn that only answers, or only reads, takes no undo point', async () => {
+  test('a turn that only answers, only reads, or whose write is declined or refused takes no undo point', async () => {
     let taken = 0;
     const undoPoint = async () => void taken++;
     await run([sse.text('just words')], {undoPoint});
     await run([sse.toolCall('boom', {}), sse.text('done')], {undoPoint});
+    await run([sse.toolCall('note', {text: 'x'}), sse.text('ok')], {undoPoint, approve: () => ({kind: 'no'})});
+    const refused = await run([sse.toolCall('note', {text: 'x'}), sse.text('ok')], {undoPoint, modeValue: 'plan'});
+    expect(refused.ran).toEqual([]);
     expect(taken).toBe(0);
   });
 

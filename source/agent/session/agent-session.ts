@@ -135,11 +135,11 @@ export class AgentSession extends SessionCore {
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
-    // Taken by the turn's first call that can change a file (none in print mode's ask or plan); the turn's end waits for it.
+    // Taken by the turn's first call that can change a file (print mode in ask or plan only marks it); the turn's end waits for it.
     const snapshots = this.canAsk || mode === 'auto-edit' || mode === 'yolo';
     const turn = this.store.turns + 1;
     let undoPoint: Promise<void> | undefined;
-    const takeUndoPoint = () => (undoPoint ??= this.store.beforeTurn(turn).catch(() => {}));
+    const takeUndoPoint = () => (undoPoint ??= this.store.beforeTurn(turn, snapshots).catch(() => {}));
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
@@ -159,7 +159,7 @@ export class AgentSession extends SessionCore {
         maxRounds: this.init.maxRounds,
         ...(this.guard ? {guard: this.guard} : {}),
         compaction: this.store.window.compaction(() => this.provider),
-        ...(snapshots ? {undoPoint: takeUndoPoint} : {}),
+        undoPoint: takeUndoPoint,
         signal,
         now: this.now,
       })) {
@@ -176,14 +176,14 @@ export class AgentSession extends SessionCore {
           yieldedAt = this.now();
         }
       }
-      if (snapshots && this.guard?.hasHooks('Stop')) await takeUndoPoint(); // Stop hooks may change files too
+      if (this.guard?.hasHooks('Stop')) await takeUndoPoint(); // Stop hooks may change files too
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       await undoPoint;
       this.flushNotices(true);
       this.emit(this.contextEvent());
       // A person gets the prompt back at once (snapshots run in order); print mode waits, not to exit under one.
-      const after = undoPoint && this.store.afterTurn(turn).catch(() => {}); // a failure only costs /undo's edit warning
+      const after = snapshots && undoPoint && this.store.afterTurn(turn).catch(() => {}); // a failure only costs /undo's edit warning
       if (!this.canAsk) await after;
     }
     return reason;

@@ -5,6 +5,7 @@ import {SUMMARY_PREFIX, SUMMARY_FOLD} from '../compact.js';
 import type {SnapshotRecord} from './log.js';
 import type {PromptExtras} from './prompt-extras.js';
 import type {SessionStore} from './store.js';
+import {canRestore} from './undo-points.js';
 
 /** What /rewind takes back: both, or one of them. */
 export type RewindScope = 'both' | 'conversation' | 'files';
@@ -52,7 +53,7 @@ export function rewindPoints(input: {
       turn,
       prompt: input.prompts[turn - 1] ?? message.content,
       historyIndex,
-      files: input.snapshots.some(snapshot => snapshot.phase === 'before' && snapshot.turn >= turn),
+      files: canRestore(input.snapshots, turn),
     });
   });
   return points;

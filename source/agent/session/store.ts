@@ -10,6 +10,7 @@ import {retainDaily} from './retention.js';
 
 export type {SessionChoice} from './saved.js';
 import {Snapshots} from './snapshots.js';
+import {UNRECORDED, undoSnapshot} from './undo-points.js';
 import type {Result} from '../../core/result.js';
 
 /**
@@ -186,10 +187,11 @@ export class SessionStore {
 
   /**
    * Before the first call of turn `turn` that may change files: records the workspace so /undo can
-   * bring it back. Failures only cost undo, never the turn.
+   * bring it back. Failures only cost undo, never the turn. `recorded` false (print mode in ask or
+   * plan takes no snapshots): the turn is only marked as one that changed files without a snapshot.
    */
-  async beforeTurn(turn: number): Promise<void> {
-    await this.snapshot(turn, 'before');
+  async beforeTurn(turn: number, recorded = true): Promise<void> {
+    await this.snapshot(turn, 'before', recorded);
   }
 
   /** After a turn that took its undo point: the reference for "did the person change files since?". */
@@ -228,8 +230,8 @@ export class SessionStore {
   /** Everything changed in the workspace since this session's first snapshot (/diff). */
   async diffSinceStart() {
     await this.snapshotting;
-    const first = this.snapshots[0];
-    if (!first) return {ok: false as const, error: 'No snapshot yet: nothing has been changed in this session.'};
+    const first = this.snapshots.find(s => s.id !== UNRECORDED);
+    if (!first) return {ok: false as const, error: 'No snapshot yet: nib has not changed a file in this session.'};
     const store = await this.openStore();
     if (!store.ok) return store;
     const diff = await store.value.diff(first.id);
@@ -263,10 +265,9 @@ export class SessionStore {
   /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
   private async undoTarget(turn: number | undefined): Promise<Result<{store: Snapshots; target: SnapshotRecord}>> {
     await this.snapshotting;
-    // A turn that changed nothing took no snapshot: before it, the files were as before the next one that did.
-    const befores = this.snapshots.filter(s => s.phase === 'before');
-    const target = turn === undefined ? befores.at(-1) : befores.find(s => s.turn >= turn);
+    const target = undoSnapshot(this.snapshots, turn);
     if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has changed files yet.' : `Nothing to undo: no turn from ${turn} on has changed files.`};
+    if (target.id === UNRECORDED) return {ok: false, error: `No snapshot before turn ${target.turn}, which changed files (snapshots were off or failed), so undo cannot take it back.`};
     const store = await this.openStore();
     return store.ok ? {ok: true, value: {store: store.value, target}} : store;
   }
@@ -275,8 +276,8 @@ export class SessionStore {
    * Snapshots run one at a time, in call order: the TUI does not wait for a turn's closing
    * snapshot before giving the prompt back, and the next turn's (or /undo's) waits for it here.
    */
-  private snapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
-    const next = this.snapshotting.then(() => this.takeSnapshot(turn, phase));
+  private snapshot(turn: number, phase: 'before' | 'after', recorded = true): Promise<void> {
+    const next = this.snapshotting.then(() => (recorded ? this.takeSnapshot(turn, phase) : this.record(turn, phase, UNRECORDED)));
     this.snapshotting = next.catch(() => {});
     return next;
   }
@@ -284,14 +285,15 @@ export class SessionStore {
   private async takeSnapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
     await this.warming;
     const store = await this.snapshotStore();
-    if (!store) return;
-    const taken = await store.take(`${phase} turn ${turn} of ${this.log.id}`);
-    if (!taken.ok) {
-      this.snapshotNotice = `Snapshot failed (undo may not cover this turn): ${taken.error.message}`;
-      return;
-    }
-    this.snapshots.push({type: 'snapshot', at: Date.now(), turn, phase, id: taken.value});
-    this.log.recordSnapshot(turn, phase, taken.value);
+    const taken = store ? await store.take(`${phase} turn ${turn} of ${this.log.id}`) : null;
+    if (taken?.ok) return this.record(turn, phase, taken.value);
+    if (taken) this.snapshotNotice = `Snapshot failed (undo may not cover this turn): ${taken.error.message}`;
+    if (phase === 'before') await this.record(turn, phase, UNRECORDED);
+  }
+
+  private async record(turn: number, phase: 'before' | 'after', id: string): Promise<void> {
+    this.snapshots.push({type: 'snapshot', at: Date.now(), turn, phase, id});
+    this.log.recordSnapshot(turn, phase, id);
     await this.guardLog(() => this.log.flush());
   }
 }

@@ -145,6 +145,83 @@ test('/undo N of a turn that changed nothing goes back to before the first later
   await session.close();
 });
 
+test('a turn whose write was refused (plan mode) or declined takes no snapshot: /undo still goes back to the last change', async () => {
+  server = await startOpenAiServer([
+    sse.toolCall('write', {path: 'a.txt', content: 'a\n'}),
+    sse.text('ok'),
+    sse.toolCall('write', {path: 'b.txt', content: 'b\n'}),
+    sse.text('refused'),
+  ]);
+  const session = await openSession();
+  await turn(session, 'write a');
+  session.setMode('plan');
+  await turn(session, 'write b');
+  expect(await exists(join(root, 'b.txt'))).toBe(false);
+  const plan = await session.planUndo();
+  expect(plan.ok && [plan.value.turn, plan.value.changes.map(c => `${c.status} ${c.path}`)]).toEqual([1, ['deleted a.txt']]);
+  await session.close();
+});
+
+test('a turn that changed files with no snapshot stops /undo N and /rewind from going back past it', async () => {
+  // Print mode in ask takes no snapshots; a permission rule lets the command run all the same.
+  await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
+  await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({permissions: {allow: ['bash(touch made.txt)']}}));
+  server = await startOpenAiServer([sse.toolCall('bash', {command: 'touch made.txt'}), sse.text('ok'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  const printed = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'ask'], {canAsk: false});
+  await printed.session.prompt('make it');
+  await printed.session.close();
+  expect(await exists(join(root, 'made.txt'))).toBe(true);
+  const session = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo', '--continue']).then(opened => opened.session);
+  await turn(session, 'write b');
+  expect(session.rewindPoints().map(point => [point.turn, point.files])).toEqual([[1, false], [2, true]]);
+  const error = 'No snapshot before turn 1, which changed files (snapshots were off or failed), so undo cannot take it back.';
+  expect(await session.planUndo(1)).toEqual({ok: false, error});
+  expect(await session.rewind(1, 'both')).toEqual({ok: false, error});
+  expect(await exists(join(root, 'b.txt'))).toBe(true);
+  // Turn 2 itself is still one /undo takes back.
+  const undone = await session.undo();
+  expect(undone.ok && undone.value.deleted).toEqual(['b.txt']);
+  await session.close();
+});
+
+test('a failed snapshot marks its turn: /undo N of it says so instead of undoing the next turn', async () => {
+  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  const take = Snapshots.prototype.take;
+  let calls = 0;
+  vi.spyOn(Snapshots.prototype, 'take').mockImplementation(async function (this: Snapshots, label: string) {
+    return ++calls === 1 ? {ok: false, error: {code: 'git-failed', message: 'git broke'}} : take.call(this, label);
+  });
+  const session = await openSession();
+  await turn(session, 'write a');
+  await turn(session, 'write b');
+  const plan = await session.planUndo(1);
+  expect(plan.ok ? plan.value.turn : plan.error).toMatch(/^No snapshot before turn 1, which changed files/);
+  vi.restoreAllMocks();
+  await session.close();
+});
+
+test('a PreToolUse hook that changes a file comes after the undo point, even on a read call', async () => {
+  await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
+  await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({hooks: {PreToolUse: [{hooks: [{type: 'command', command: 'echo hooked > hooked.txt'}]}]}}));
+  await writeFile(join(root, 'a.txt'), 'a\n');
+  server = await startOpenAiServer([sse.toolCall('read', {path: 'a.txt'}), sse.text('read it')]);
+  const session = await openSession();
+  await turn(session, 'read a');
+  const plan = await session.planUndo();
+  expect(plan.ok && plan.value.changes.map(c => `${c.status} ${c.path}`)).toEqual(['deleted hooked.txt']);
+  await session.close();
+});
+
+test('/diff before nib has changed a file says so', async () => {
+  await writeFile(join(root, 'keep.txt'), 'k\n');
+  server = await startOpenAiServer([sse.text('an answer')]);
+  const session = await openSession();
+  await turn(session, 'a question');
+  await session.prompt('!rm keep.txt');
+  expect(await session.diff()).toEqual({ok: false, error: 'No snapshot yet: nib has not changed a file in this session.'});
+  await session.close();
+});
+
 /**
  * The turn's undo point is taken by its first call that can change a file, or before its Stop
  * hooks (a slow `git add` in a large repository stands in here: every snapshot takes 400 ms).
