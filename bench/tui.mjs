@@ -74,6 +74,8 @@ async function streamRun(answer, response, cli = CLI) {
   }
 }
 
+let floorBuilt;
+
 /**
  * bench/ink-floor.mjs bundled as nib is (production React, minified, inkPatches from
  * scripts/ink-patches.mjs; not nib's own frame writer), drawing `answer` in the pty:
@@ -86,7 +88,7 @@ async function inkFloor(answer, mode, serverUrl) {
   const file = join(dir, 'floor-answer.txt');
   await writeFile(file, answer);
   const bundle = join(dir, 'floor', 'ink-floor.js');
-  await build({
+  floorBuilt ??= build({
     entryPoints: [join(ROOT, 'bench', 'ink-floor.mjs')],
     outdir: join(dir, 'floor'),
     // Split like nib's build, so Ink's devtools (loaded with import() only when DEV=true) stay out.
@@ -101,6 +103,7 @@ async function inkFloor(answer, mode, serverUrl) {
     plugins: inkPatches(),
     logLevel: 'warning',
   });
+  await floorBuilt;
   // Its start and quit alone, to tell them from the drawing.
   const source = serverUrl ?? file;
   const idle = await startNib('', [source, mode], bundle);
@@ -179,34 +182,38 @@ try {
   }
 
   // 2. 20,000 tokens at full speed, against the raw SDK on the same server and answer. With
-  // BENCH_STREAM_RUNS=n, n rounds with the builds interleaved (each nib run next to its own raw SDK
-  // run), and the medians: single runs drift with the machine by more than a change is worth.
+  // BENCH_STREAM_RUNS=n, n rounds with the builds and the SDK + Ink floor interleaved (each run next
+  // to its own raw SDK run), and the medians: single runs drift with the machine by more than a
+  // change is worth.
   if (wanted(2)) {
     const answer = makeAnswer(20_000);
     const response = sse.text(answer, {chunkSize: 4});
     const runs = new Map(compared.map(([label]) => [label, []]));
+    const floors = [];
     for (let round = 0; round < STREAM_RUNS; round++) {
       for (const [label, cli] of compared) {
         const nib = await streamRun(answer, response, cli);
         const sdk = await withServer(response, rawSdk);
         runs.get(label).push({...nib, sdkCpuS: sdk.cpuS, sdkRssMb: sdk.rssMb});
       }
+      const both = await withServer(response, url => inkFloor(answer, 'full', url));
+      const sdk = await withServer(response, rawSdk);
+      floors.push({...both, ratio: both.cpuS / sdk.cpuS});
     }
-    const sdkCpu = median([...runs.values()].flat().map(run => run.sdkCpuS));
     const floor = await inkFloor(answer, 'full');
     print(
       `2 (Ink floor). a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer four characters per event loop turn: ` +
         `CPU ${floor.cpuS.toFixed(2)} s (${floor.idleCpuS.toFixed(2)} s of it its start and quit), peak RSS ${floor.rssMb.toFixed(1)} MB, ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
     );
-    const both = await withServer(response, url => inkFloor(answer, 'full', url));
+    const of = (values, digits = 2) => (values.length > 1 ? ` (${values.map(value => value.toFixed(digits)).join(', ')})` : '');
     print(
-      `2 (SDK + Ink floor). the same app fed by the raw SDK from the same server, in one process: ` +
-        `CPU ${both.cpuS.toFixed(2)} s (${both.idleCpuS.toFixed(2)} s of it its start and quit) = ${(both.cpuS / sdkCpu).toFixed(2)}x the raw SDK (its median here), peak RSS ${both.rssMb.toFixed(1)} MB`,
+      `2 (SDK + Ink floor). the same app fed by the raw SDK from the same server, in one process${floors.length > 1 ? ` (medians of ${floors.length} runs, in the same rounds)` : ''}: ` +
+        `CPU ${median(floors.map(run => run.cpuS)).toFixed(2)} s (${median(floors.map(run => run.idleCpuS)).toFixed(2)} s of it its start and quit) = ${median(floors.map(run => run.ratio)).toFixed(2)}x the raw SDK${of(floors.map(run => run.ratio))}, ` +
+        `peak RSS ${median(floors.map(run => run.rssMb)).toFixed(1)} MB${of(floors.map(run => run.rssMb), 1)}`,
     );
     for (const [label] of compared) {
       const all = runs.get(label);
       const ratios = all.map(run => run.cpuS / run.sdkCpuS);
-      const of = (values, digits = 2) => (values.length > 1 ? ` (${values.map(value => value.toFixed(digits)).join(', ')})` : '');
       print(
         `2${label}. 20,000 tokens full speed (${(all[0].answerBytes / 1024).toFixed(0)} KiB, ${response.frames.length} SSE events${all.length > 1 ? `; medians of ${all.length} runs` : ''}): ` +
           `terminal bytes / answer bytes ${median(all.map(run => run.during / run.answerBytes)).toFixed(2)} during the answer, ${median(all.map(run => run.total / run.answerBytes)).toFixed(2)} whole session (goal <= 1.2); ` +
@@ -223,9 +230,17 @@ try {
     const answer = makeAnswer(2_000);
     const response = sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true});
     const runs = new Map(compared.map(([label]) => [label, []]));
+    const floors = [];
     for (let round = 0; round < STREAM_RUNS; round++) {
       for (const [label, cli] of compared) runs.get(label).push(await streamRun(answer, response, cli));
+      // The SDK + Ink floor in the same round (the app fed by the raw SDK, one process).
+      floors.push(await withServer(response, url => inkFloor(answer, 'paced', url)));
     }
+    const floorCpu = floors.map(run => run.cpuS / 2);
+    print(
+      `3 (SDK + Ink floor). the bare Ink app fed by the raw SDK at the same rate, in one process${floors.length > 1 ? ` (medians of ${floors.length} runs, in the same rounds)` : ''}: ` +
+        `${median(floorCpu).toFixed(2)} CPU-s per 1,000 tokens${floors.length > 1 ? ` (${floorCpu.map(value => value.toFixed(2)).join(', ')})` : ''} (${median(floors.map(run => run.idleCpuS)).toFixed(2)} s of it its start and quit)`,
+    );
     for (const [label] of compared) {
       const all = runs.get(label);
       const perThousand = all.map(run => run.cpuS / 2);
@@ -249,12 +264,10 @@ try {
     const sdk = await rawSdk(server.url);
     await server.close();
     const floor = await inkFloor(answer, 'paced');
-    const both = await withServer(sse.slow(sse.text(answer, {chunkSize: Math.ceil(answer.length / 1000)}), 20, {paced: true}), url => inkFloor(answer, 'paced', url));
     print(
       `3 (floors). the raw SDK receiving the same stream at the same rate: ${(sdk.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens; ` +
         `a bare Ink app (bench/ink-floor.mjs, bundled like nib) with nib's layout drawing the same answer at the same frame rate: ` +
-        `${(floor.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${floor.idleCpuS.toFixed(2)} s of it its start and quit), ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte; ` +
-        `the two in one process (the app fed by the raw SDK): ${(both.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${both.idleCpuS.toFixed(2)} s of it its start and quit)`,
+        `${(floor.cpuS / 2).toFixed(2)} CPU-s per 1,000 tokens (${floor.idleCpuS.toFixed(2)} s of it its start and quit), ${floor.bytesPerByte.toFixed(2)} terminal bytes per answer byte`,
     );
   }
 
