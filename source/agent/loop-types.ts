@@ -56,10 +56,10 @@ export type RunAgentOptions = {
    * Records the workspace for /undo, once per turn (later calls get the same promise). The first
    * call that can change a file starts it and waits: a write or exec call once it is allowed (asked
    * and answered yes, or allowed by its mode), just before it runs; any call before the person's
-   * tool hooks, when there are some. Read calls, refused or declined calls and a turn that only
-   * answers never take one.
+   * tool hooks, when there are some (`forHooks`). Read calls, refused or declined calls and a turn
+   * that only answers never take one.
    */
-  undoPoint?: () => Promise<void>;
+  undoPoint?: (forHooks?: boolean) => Promise<void>;
   signal: AbortSignal;
   now?: () => number;
 };

@@ -24,7 +24,7 @@ export type CallEnv = {
   /** Permission rules, hooks and the sandbox of the session; absent in tests of the bare loop. */
   guard?: Guard;
   /** See RunAgentOptions.undoPoint. */
-  undoPoint?: () => Promise<void>;
+  undoPoint?: (forHooks?: boolean) => Promise<void>;
   /** Appends a message to the history and returns its `message` event. */
   append: (message: Message) => AgentEvent;
 };
@@ -84,7 +84,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
 
   // The undo point comes before anything of this call could change a file: the person's tool
   // hooks, which see every call, or else (below) the run of a call that was allowed.
-  if (env.guard?.hasHooks('PreToolUse', 'PostToolUse') && !(yield* undoPoint(env, call))) return;
+  if (env.guard?.hasHooks('PreToolUse', 'PostToolUse') && !(yield* undoPoint(env, call, true))) return;
 
   // The person's PreToolUse hooks see every call first; exit 2 stops it before anything else.
   if (env.guard) {
@@ -197,10 +197,14 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   yield* answer(env, call, result);
 }
 
-/** Waits for the turn's undo point (taking it first if none yet); false, with the call answered, when the turn was stopped meanwhile. */
-async function* undoPoint(env: CallEnv, call: ToolCall): AsyncGenerator<AgentEvent, boolean> {
+/**
+ * Waits for the turn's undo point (taking it first if none yet; `forHooks`: for the person's
+ * hooks rather than the call's run); false, with the call answered, when the turn was stopped
+ * before or meanwhile: a call that will not run takes no undo point.
+ */
+async function* undoPoint(env: CallEnv, call: ToolCall, forHooks = false): AsyncGenerator<AgentEvent, boolean> {
   if (!env.undoPoint) return true;
-  const recorded = await untilAborted(env.undoPoint(), env.signal);
+  const recorded = env.signal.aborted ? ({ok: false} as const) : await untilAborted(env.undoPoint(forHooks), env.signal);
   if (!recorded.ok) yield* answer(env, call, {isError: true, code: 'interrupted', content: INTERRUPTED});
   return recorded.ok;
 }

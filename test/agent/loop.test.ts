@@ -219,6 +219,19 @@ describe('runAgent', () => {
     expect(taken).toBe(0);
   });
 
+  test('a call stopped as it was approved takes no undo point', async () => {
+    const stop = new AbortController();
+    let taken = 0;
+    const {ran} = await run([sse.toolCall('note', {text: 'x'})], {
+      undoPoint: async () => void taken++,
+      signal: stop.signal,
+      onEvent: event => {
+        if (event.type === 'approval-decision') stop.abort();
+      },
+    });
+    expect([ran, taken]).toEqual([[], 0]);
+  });
+
   test('a call waiting for the undo point is answered as interrupted when the turn is stopped', async () => {
     const stop = new AbortController();
     const {ran, history} = await run([sse.toolCall('note', {text: 'x'})], {

@@ -135,11 +135,11 @@ export class AgentSession extends SessionCore {
     this.approvals.reset();
     const mode = this.currentMode;
     let reason: TurnEndReason = 'error';
-    // Taken by the turn's first call that can change a file (print mode in ask or plan only marks it); the turn's end waits for it.
     const snapshots = this.canAsk || mode === 'auto-edit' || mode === 'yolo';
     const turn = this.store.turns + 1;
     let undoPoint: Promise<void> | undefined;
-    const takeUndoPoint = () => (undoPoint ??= this.store.beforeTurn(turn, snapshots).catch(() => {}));
+    // Taken by the first call that can change a file, or the person's hooks; without snapshots (print mode in ask or plan) a call that ran only marks the turn. Its end waits for it.
+    const takeUndoPoint = (forHooks = false) => (forHooks && !snapshots ? Promise.resolve() : (undoPoint ??= this.store.beforeTurn(turn, snapshots).catch(() => {})));
     try {
       this.flushNotices(false);
       // @path attachments and waiting `!command` notes go to the model; the screen and log keep the prompt as typed.
@@ -176,7 +176,7 @@ export class AgentSession extends SessionCore {
           yieldedAt = this.now();
         }
       }
-      if (this.guard?.hasHooks('Stop')) await takeUndoPoint(); // Stop hooks may change files too
+      if (this.guard?.hasHooks('Stop')) await takeUndoPoint(true); // Stop hooks may change files too
       for (const event of (await this.guard?.stopEvents()) ?? []) this.emit(event);
     } finally {
       await undoPoint;

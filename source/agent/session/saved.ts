@@ -3,6 +3,7 @@ import {join} from 'node:path';
 import {unansweredToolCalls, type Message} from '../../core/messages.js';
 import type {Result} from '../../core/result.js';
 import {SESSION_VERSION, type SessionError, type SessionHeader, type SessionRecord, type SnapshotRecord} from './log.js';
+import {keptByConversationRewind} from './undo-points.js';
 
 /**
  * Sessions already on disk: loading one back (repairing what a crash left), and finding, listing,
@@ -88,7 +89,7 @@ function parseSession(path: string, text: string, {HeaderSchema, RecordSchema}: 
       // The turns from `turn` on never happened as far as the conversation goes; new ones reuse their numbers.
       history = [...record.history];
       turns = record.turn - 1;
-      snapshots.splice(0, snapshots.length, ...snapshots.filter(snapshot => snapshot.turn < record.turn));
+      snapshots.splice(0, snapshots.length, ...keptByConversationRewind(snapshots, record.turn));
     }
   }
   return {ok: true, value: {path, header: header.data, records, messages, history: repairHistory(history), snapshots, turns, warnings}};

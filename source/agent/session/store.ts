@@ -10,7 +10,7 @@ import {retainDaily} from './retention.js';
 
 export type {SessionChoice} from './saved.js';
 import {Snapshots} from './snapshots.js';
-import {UNRECORDED, undoSnapshot} from './undo-points.js';
+import {keptByConversationRewind, UNRECORDED, undoSnapshot} from './undo-points.js';
 import type {Result} from '../../core/result.js';
 
 /**
@@ -50,7 +50,7 @@ export class SessionStore {
   readonly snapshots: SnapshotRecord[];
   /** Built once from the environment at start, used for every log this session writes. */
   private readonly redact: Redactor;
-  private store: Promise<Snapshots | null> | null = null;
+  private store: Promise<Result<Snapshots>> | null = null;
   private snapshotNotice: string | null = null;
   private warming: Promise<void> | null = null;
   private snapshotting: Promise<void> = Promise.resolve();
@@ -148,7 +148,7 @@ export class SessionStore {
   async rewindConversation(turn: number, history: readonly Message[]): Promise<void> {
     await this.snapshotting;
     this.turns = turn - 1;
-    this.snapshots.splice(0, this.snapshots.length, ...this.snapshots.filter(snapshot => snapshot.turn < turn));
+    this.snapshots.splice(0, this.snapshots.length, ...keptByConversationRewind(this.snapshots, turn));
     this.window.tracker.reset();
     this.log.recordRewind(turn, history);
     await this.guardLog(() => this.log.flush());
@@ -181,7 +181,7 @@ export class SessionStore {
   /** Starts building the snapshot index in the background (interactive start); turns wait for it. */
   warmUp(): void {
     this.warming ??= this.snapshotStore()
-      .then(store => store?.refresh())
+      .then(store => (store.ok ? store.value.refresh() : undefined))
       .then(() => {}, () => {});
   }
 
@@ -231,9 +231,9 @@ export class SessionStore {
   async diffSinceStart() {
     await this.snapshotting;
     const first = this.snapshots.find(s => s.id !== UNRECORDED);
-    if (!first) return {ok: false as const, error: 'No snapshot yet: nib has not changed a file in this session.'};
     const store = await this.openStore();
     if (!store.ok) return store;
+    if (!first) return {ok: false as const, error: this.snapshots.length > 0 ? 'No snapshot to compare with: the turns that changed files took none (snapshots were off or failed).' : 'No snapshot yet: nib has not changed a file in this session.'};
     const diff = await store.value.diff(first.id);
     return diff.ok ? {ok: true as const, value: diff.value} : {ok: false as const, error: diff.error.message};
   }
@@ -243,23 +243,20 @@ export class SessionStore {
     await this.guardLog(() => this.log.close());
   }
 
-  /** Opens the shadow repository on first use; null (with a notice) when git is missing. */
-  private snapshotStore(): Promise<Snapshots | null> {
+  /** Opens the shadow repository on first use; its failure (git missing) is said once as a notice. */
+  private snapshotStore(): Promise<Result<Snapshots>> {
     this.store ??= Snapshots.open({root: this.root, data: this.data, session: this.log.id, fresh: this.loaded === null}).then(result => {
-      if (result.ok) return result.value;
-      this.snapshotNotice = result.error.message;
-      return null;
+      if (!result.ok) this.snapshotNotice = result.error.message;
+      return result.ok ? result : {ok: false, error: result.error.message};
     });
     return this.store;
   }
 
-  /** The store for an explicit request (/undo, /diff): its failure is the answer, not a later notice. */
+  /** The store for an explicit request (/undo, /diff): its failure is the answer, every time it is asked. */
   private async openStore(): Promise<Result<Snapshots>> {
     const store = await this.snapshotStore();
-    if (store) return {ok: true, value: store};
-    const error = this.snapshotNotice ?? 'Snapshots are unavailable.';
-    this.snapshotNotice = null;
-    return {ok: false, error};
+    if (!store.ok && this.snapshotNotice === store.error) this.snapshotNotice = null;
+    return store;
   }
 
   /** The snapshot taken before turn `turn` (1-based), or before the last turn that has one. */
@@ -267,8 +264,8 @@ export class SessionStore {
     await this.snapshotting;
     const target = undoSnapshot(this.snapshots, turn);
     if (!target) return {ok: false, error: turn === undefined ? 'Nothing to undo: no turn has changed files yet.' : `Nothing to undo: no turn from ${turn} on has changed files.`};
-    if (target.id === UNRECORDED) return {ok: false, error: `No snapshot before turn ${target.turn}, which changed files (snapshots were off or failed), so undo cannot take it back.`};
     const store = await this.openStore();
+    if (store.ok && target.id === UNRECORDED) return {ok: false, error: `No snapshot before turn ${target.turn}, which changed files (snapshots were off or failed), so undo cannot take it back.`};
     return store.ok ? {ok: true, value: {store: store.value, target}} : store;
   }
 
@@ -285,7 +282,7 @@ export class SessionStore {
   private async takeSnapshot(turn: number, phase: 'before' | 'after'): Promise<void> {
     await this.warming;
     const store = await this.snapshotStore();
-    const taken = store ? await store.take(`${phase} turn ${turn} of ${this.log.id}`) : null;
+    const taken = store.ok ? await store.value.take(`${phase} turn ${turn} of ${this.log.id}`) : null;
     if (taken?.ok) return this.record(turn, phase, taken.value);
     if (taken) this.snapshotNotice = `Snapshot failed (undo may not cover this turn): ${taken.error.message}`;
     if (phase === 'before') await this.record(turn, phase, UNRECORDED);

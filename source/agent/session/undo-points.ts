@@ -21,3 +21,16 @@ export function canRestore(snapshots: readonly SnapshotRecord[], turn: number): 
   const target = undoSnapshot(snapshots, turn);
   return target !== undefined && target.id !== UNRECORDED;
 }
+
+/**
+ * The records kept when the conversation goes back to before turn `turn` and the files stay
+ * (/rewind of the conversation only): later turns' records are void, their numbers reused. The
+ * first `before` among them still tells how the files were before the turns in between, which
+ * changed nothing, so it stays as the last kept turn's when that turn has no record of its own.
+ */
+export function keptByConversationRewind(snapshots: readonly SnapshotRecord[], turn: number): SnapshotRecord[] {
+  const kept = snapshots.filter(snapshot => snapshot.turn < turn);
+  const carried = snapshots.find(snapshot => snapshot.phase === 'before' && snapshot.turn >= turn);
+  if (carried && turn > 1 && !kept.some(snapshot => snapshot.turn === turn - 1)) kept.push({...carried, turn: turn - 1});
+  return kept;
+}

@@ -212,6 +212,60 @@ test('a PreToolUse hook that changes a file comes after the undo point, even on 
   await session.close();
 });
 
+test('after a conversation-only /rewind, the files of before an earlier turn that changed nothing can still come back', async () => {
+  server = await startOpenAiServer([
+    sse.text('just an answer'),
+    sse.toolCall('write', {path: 'a.txt', content: 'a\n'}),
+    sse.text('ok'),
+    sse.toolCall('write', {path: 'b.txt', content: 'b\n'}),
+    sse.text('ok'),
+  ]);
+  const session = await openSession();
+  await turn(session, 'a question');
+  await turn(session, 'write a');
+  expect((await session.rewind(2, 'conversation')).ok).toBe(true);
+  expect(await exists(join(root, 'a.txt'))).toBe(true);
+  await turn(session, 'write b');
+  expect(session.rewindPoints().map(point => [point.turn, point.files])).toEqual([[1, true], [2, true]]);
+  // The same after a resume: the log replays to the same records.
+  await session.close();
+  const resumed = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo', '--continue']).then(opened => opened.session);
+  expect(resumed.rewindPoints().map(point => [point.turn, point.files])).toEqual([[1, true], [2, true]]);
+  expect(await resumed.rewind(1, 'files')).toMatchObject({ok: true});
+  expect([await exists(join(root, 'a.txt')), await exists(join(root, 'b.txt'))]).toEqual([false, false]);
+  await resumed.close();
+});
+
+test('print mode in ask with a Stop hook: a question-only turn does not stand in the way of /undo', async () => {
+  await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
+  await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: 'true'}]}]}}));
+  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok'), sse.text('an answer')]);
+  const first = await openSession();
+  await turn(first, 'write a');
+  await first.close();
+  const printed = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'ask', '--continue'], {canAsk: false});
+  await printed.session.prompt('what is in a.txt?');
+  await printed.session.close();
+  const again = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo', '--continue']).then(opened => opened.session);
+  const plan = await again.planUndo();
+  expect(plan.ok ? plan.value.turn : plan.error).toBe(1);
+  await again.close();
+});
+
+test('without git, /undo and /diff say git is what is missing', async () => {
+  vi.spyOn(Snapshots, 'open').mockResolvedValue({ok: false, error: {code: 'no-git', message: 'Undo needs git on the PATH.'}} as never);
+  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok')]);
+  const session = await openSession();
+  try {
+    await turn(session, 'write a');
+    expect(await session.planUndo()).toEqual({ok: false, error: 'Undo needs git on the PATH.'});
+    expect(await session.diff()).toEqual({ok: false, error: 'Undo needs git on the PATH.'});
+  } finally {
+    vi.restoreAllMocks();
+    await session.close();
+  }
+});
+
 test('/diff before nib has changed a file says so', async () => {
   await writeFile(join(root, 'keep.txt'), 'k\n');
   server = await startOpenAiServer([sse.text('an answer')]);
