@@ -154,8 +154,7 @@ export function App({session, history, initialHistory, initialPrompt, typedAhead
   });
 
   // The @ list's length is not known here; its rows are budgeted whenever an @ is being typed.
-  const slashMatched = slashMatches(input, commands).length;
-  const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatched);
+  const menuRows = typingMention(input) ? slashMenuRows : Math.min(slashMenuRows, slashMatches(input, commands).length);
   const promptRows = promptMaxRows({rows, menuRows, queued: state.queue.length});
   // The prompt's text starts two columns in (its mark and a space).
   const inputLines = useMemo(() => Math.min(promptRows, countPromptRows(input, width - 2, promptRows)), [input, width, promptRows]);

@@ -332,7 +332,7 @@ test('while the / list is open, the hints say what Enter does there', async () =
   await waitFor(() => expect(app.screen()).toContain('enter send'));
 });
 
-test('Esc closes the / list and keeps the text, which Enter then sends as typed; typing opens the list again', async () => {
+test('Esc closes the / list for the command being typed and keeps the text, which Enter then sends as typed', async () => {
   const app = await start([]);
   await app.type('/he');
   await waitFor(() => expect(app.screen()).toContain('esc close'));
@@ -341,19 +341,19 @@ test('Esc closes the / list and keeps the text, which Enter then sends as typed;
   await waitFor(() => expect(app.screen()).toContain('enter send'));
   expect(app.screen()).not.toContain('/help');
   expect(app.screen()).toContain('› /he');
+  // Closed for the command being typed, as the @ list is for its mention.
   await app.type('l');
-  await waitFor(() => expect(app.screen()).toContain('/help'));
-  await app.type(keys.escape);
-  await waitFor(() => expect(app.screen()).toContain('enter send'));
+  await waitFor(() => expect(app.screen()).toContain('› /hel'));
+  expect(app.screen()).not.toContain('/help');
   await app.type(keys.enter);
   await waitFor(() => expect(app.screen()).toContain('unknown command /hel'));
-  // Closed at "/hel" only: typing "/hel" again opens it.
+  // The next command opens it again.
   await app.type('/hel');
   await waitFor(() => expect(app.screen()).toContain('esc close'));
   await app.type(keys.escape);
   await waitFor(() => expect(app.screen()).toContain('enter send'));
-  await app.type(keys.backspace);
-  await app.type('l');
+  await app.type(keys.backspace, keys.backspace, keys.backspace, keys.backspace);
+  await app.type('/');
   await waitFor(() => expect(app.screen()).toContain('esc close'));
 });
 

@@ -6,7 +6,7 @@ import {isPreview, protectedPlace, type Tool, type ToolContext, type ToolPreview
 import {judgeCall} from './approval.js';
 import type {Guard} from './guard/guard.js';
 import type {RuleMatch} from './guard/rules.js';
-import {guard, startRun, untilAborted} from './tool-run.js';
+import {guard, sandboxedResult, startRun, untilAborted} from './tool-run.js';
 import type {LoopTools} from './loop.js';
 
 export const INTERRUPTED = 'Interrupted by the user before this call ran.';
@@ -187,7 +187,7 @@ export async function* handleCall(env: CallEnv, call: ToolCall): AsyncGenerator<
   if (sandboxed && env.guard?.blamesSandbox(result) && env.canAsk && !signal.aborted) {
     result = yield* offerUnsandboxed(env, call, tool, args, decision, result, preview);
   }
-  if (sandboxed && result.detail) result = {...result, detail: {...result.detail, summary: `${result.detail.summary} · sandboxed`}};
+  if (sandboxed) result = sandboxedResult(result);
   if (env.guard) result = yield* postHooks(env.guard, tool.name, args, result);
 
   if (decision.kind === 'edit') result = withEditNote(result, preview, decision);

@@ -19,6 +19,11 @@ export function startRun(tool: Tool, args: unknown, decision: Decision, ctx: Too
   return {running, chunks: output.drain(running)};
 }
 
+/** A command's result as run in the sandbox: its line on screen says so. */
+export function sandboxedResult(result: ToolResult): ToolResult {
+  return result.detail ? {...result, detail: {...result.detail, summary: `${result.detail.summary} · sandboxed`}} : result;
+}
+
 /** Runs a tool step; a throw (a tool bug) becomes `fallback` instead of ending the turn. */
 export async function guard<T>(step: () => Promise<T>, fallback: T): Promise<T> {
   try {

@@ -2,6 +2,7 @@ import type {AgentEvent, TurnEndReason} from '../core/events.js';
 import type {ToolContext, ToolResult} from '../core/tool.js';
 import type {Guard} from './guard/guard.js';
 import type {LoopTools} from './loop.js';
+import {sandboxedResult} from './tool-run.js';
 
 /**
  * `!command` at the prompt: the person runs a shell command themselves. It goes through the
@@ -57,8 +58,8 @@ export async function runUserCommandTurn(
   emit({type: 'tool-call', id, name: 'bash', arguments: JSON.stringify({command}), keyArg: command});
   emit({type: 'tool-start', id, name: 'bash', at: now()});
   const context: ToolContext = {...options.context, ...(wrap ? {wrap} : {}), onOutput: chunk => emit({type: 'tool-output', id, chunk})};
-  let result = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
-  if (wrap && result.detail) result = {...result, detail: {...result.detail, summary: `${result.detail.summary} · sandboxed`}};
+  const ran = await runUserCommand(command, {tools: options.tools, context, signal: options.signal});
+  const result = wrap ? sandboxedResult(ran) : ran;
   emit({type: 'tool-result', id, name: 'bash', isError: result.isError, content: result.content, ...(result.detail ? {detail: result.detail} : {}), at: now()});
   // Nobody is asked to run a ! command again outside (it is the person's own): they are told why it may have failed.
   const blamed = wrap !== undefined && !options.signal.aborted && options.guard?.blamesSandbox(result) === true;

@@ -49,15 +49,14 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   const [selected, setSelected] = useState(0);
   // A cursor move between lines changes only `line`, which the input draws from.
   const [, redraw] = useReducer((count: number) => count + 1, 0);
-  // Where the `@` list was closed with Esc: it stays closed for that mention, not for the next.
+  // Where a list was closed with Esc (the start of the `@` mention, or 0 for the `/` command): it
+  // stays closed while that one is typed, not for the next.
   const [dismissed, setDismissed] = useState<number | null>(null);
   const typing = mentionSearch ? typingMention(value) : null;
   const mentionQuery = typing && typing.start !== dismissed ? typing.path : null;
   const paths = useMemo(() => (mentionQuery === null ? [] : mentionSearch!(mentionQuery)), [mentionQuery, mentionSearch]);
   const mentionItems = useMemo(() => paths.map((path): SlashItem => ({name: path, description: ''})), [paths]);
-  // The text the command list was closed at with Esc: it opens again once the text changes.
-  const [slashClosed, setSlashClosed] = useState<string | null>(null);
-  const slashItems = value === slashClosed ? [] : slashMatches(value, commands);
+  const slashItems = dismissed === 0 ? [] : slashMatches(value, commands);
   const isMention = slashItems.length === 0 && mentionItems.length > 0;
   const matches = isMention ? mentionItems : slashItems;
   const isMenuOpen = matches.length > 0;
@@ -106,8 +105,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   );
 
   const change = (next: string) => {
-    if (!typingMention(next)) setDismissed(null);
-    setSlashClosed(null);
+    if (!typingMention(next) && !/^\/\S*$/.test(next)) setDismissed(null);
     setSelected(0);
     setWalk(null);
     onChange(next);
@@ -125,7 +123,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
   };
 
   const send = (text: string) => {
-    setSlashClosed(null);
+    setDismissed(null);
     setWalk(null);
     setSelected(0);
     // The caller clears the prompt once it has the text; keys after the Enter start from empty.
@@ -140,8 +138,7 @@ export const PromptInput = memo(function PromptInput({value, onChange, onSubmit,
         setSelected(index => (index + (key.upArrow ? matches.length - 1 : 1)) % matches.length);
         return;
       }
-      if (isMention && key.escape) return setDismissed(typing!.start);
-      if (isMenuOpen && key.escape) return setSlashClosed(line.current.value);
+      if (isMenuOpen && key.escape) return setDismissed(isMention ? typing!.start : 0);
       if (isMention && key.tab && choice) return change(setLine(withMention(choice.name)));
       if (isMenuOpen && key.tab && choice) return change(setLine(`/${choice.name}${choice.args ? ' ' : ''}`));
       // In a prompt of several lines, ↑/↓ move between its lines first.

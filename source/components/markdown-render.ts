@@ -73,8 +73,7 @@ function markTableIndents(tokens: readonly Token[], indent: number): void {
       const list = token as Tokens.List;
       const marker = list.ordered ? String((Number(list.start) || 1) + list.items.length - 1).length + 1 : 1;
       for (const item of list.items) markTableIndents(item.tokens, indent + 3 + marker);
-    }
-    else if (token.type === 'blockquote') markTableIndents((token as Tokens.Blockquote).tokens, indent + 2);
+    } else if (token.type === 'blockquote') markTableIndents((token as Tokens.Blockquote).tokens, indent + 2);
   }
 }
 

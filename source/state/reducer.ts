@@ -151,12 +151,12 @@ function withText(state: UiState, text: string): UiState {
   return done.trim() === '' ? next : append(next, {kind: 'assistant', text: done});
 }
 
-/** Ends the open block: the round's text is over (a tool call, a new request, the end). */
 /** A compaction is over: done, failed, or there was nothing to compact and the request went out. */
 function compacted(state: UiState): UiState {
   return state.live.compacting ? updateLive(state, live => ({...live, compacting: null})) : state;
 }
 
+/** Ends the open block: the round's text is over (a tool call, a new request, the end). */
 function flushText(state: UiState): UiState {
   const text = state.live.text.trimEnd();
   const next = updateLive(state, live => ({...live, text: '', scan: emptyScan}));

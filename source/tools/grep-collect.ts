@@ -24,8 +24,8 @@ export class Collector {
   private denied = 0;
   private denyRule = '';
 
-  /** `deniedBy`: the deny rule that forbids reading a file found, or null (a read rule covers grep too). */
   private readonly maxBytes: number;
+  /** The deny rule that forbids reading a file found, or null (a read rule covers grep too). */
   private readonly deniedBy: (file: string) => string | null;
 
   constructor(

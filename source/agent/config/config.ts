@@ -50,11 +50,9 @@ export type Config = {
   /** How long print mode waits for MCP servers before going on without the missing ones. */
   mcpStartupTimeoutMs: number;
   /**
-   * The model's context window in tokens, as the person set it (flag, or the config file with
-   * per-model entries applied); null asks the server.
+   * The context windows the person set, read for a model with windowFor(): --context-window for
+   * any model, else the file's entry for it, else the file's contextWindow; null asks the server.
    */
-  contextWindow: number | null;
-  /** The same for any model (a /model switch, a model the server chose): the flag, else the file's entry for it, else its default. */
   contextWindows: {readonly byModel: Readonly<Record<string, number>>; readonly other: number | null};
   /** context fill (0..1) past which nib compacts; null = never automatically. */
   autoCompact: number | null;
@@ -157,7 +155,6 @@ export async function resolveConfig(input: {
       mcpServers: file.value.mcpServers ?? {},
       mcpConfig: flags.mcpConfig,
       mcpStartupTimeoutMs: file.value.mcpStartupTimeoutMs ?? LIMITS.mcpStartupTimeoutMs,
-      contextWindow: windowFor(windows, model),
       contextWindows: windows,
       autoCompact: file.value.autoCompact === false ? null : (file.value.autoCompact ?? 0.8),
       sandbox: sandboxOf(flags, file.value),

@@ -46,7 +46,6 @@ export async function openSession(given: Config, env: NodeJS.ProcessEnv, options
     apiKey: config.apiKey,
     choice: sessionChoice(config),
     retentionDays: config.sessionRetentionDays,
-    contextWindow: config.contextWindow,
     windowFor: model => windowFor(config.contextWindows, model),
     autoCompact: config.autoCompact,
     env,

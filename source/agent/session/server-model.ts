@@ -1,5 +1,5 @@
 import {isLoopback} from '../../core/hosts.js';
-import {readinessProblem, windowFor, type Config} from '../config/config.js';
+import {readinessProblem, type Config} from '../config/config.js';
 import {statusLine} from '../provider/errors.js';
 import {probeServer} from '../provider/server-info.js';
 import type {Result} from '../../core/result.js';
@@ -67,17 +67,12 @@ export async function modelFromServer(config: Config, canAsk: boolean): Promise<
 async function choose(config: Config, canAsk: boolean): Promise<Result<Chosen & {unlisted?: boolean; keyRefused?: number}>> {
   if (config.model) return {ok: true, value: {config, chooseModel: false}};
   const found = await modelsFromServer(config);
-  if (found.kind === 'one') return {ok: true, value: {config: withModel(config, found.model), notice: found.notice, chooseModel: false}};
+  if (found.kind === 'one') return {ok: true, value: {config: {...config, model: found.model}, notice: found.notice, chooseModel: false}};
   if (found.kind === 'several') {
     if (!canAsk) return {ok: false, error: chooseModelError(config, found.models)};
     const notice = `No model configured, and the server serves ${found.models.length}: choose one (esc keeps ${found.models[0]}).`;
     // The list goes to the picker shown at start, before the window probe has answered.
-    return {ok: true, value: {config: withModel(config, found.models[0]!), notice, chooseModel: true, models: found.models}};
+    return {ok: true, value: {config: {...config, model: found.models[0]}, notice, chooseModel: true, models: found.models}};
   }
   return {ok: true, value: {config, chooseModel: false, unlisted: found.unlisted, ...(found.keyRefused ? {keyRefused: found.keyRefused} : {})}};
-}
-
-/** The model the server named, with the window the person set for it (`contextWindows`). */
-function withModel(config: Config, model: string): Config {
-  return {...config, model, contextWindow: windowFor(config.contextWindows, model)};
 }

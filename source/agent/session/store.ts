@@ -25,9 +25,8 @@ export type SessionStoreOptions = {
   apiKey: string | undefined;
   choice: SessionChoice;
   retentionDays: number;
-  contextWindow: number | null;
-  /** The window the person set for another model (a /model switch). */
-  windowFor?: (model: string) => number | null;
+  /** The window the person set for a model (null: ask the server), for `model` and after a /model switch. */
+  windowFor: (model: string) => number | null;
   autoCompact: number | null;
   env?: NodeJS.ProcessEnv;
 };
@@ -99,7 +98,7 @@ export class SessionStore {
     const log = loaded
       ? SessionLog.reopen(loaded, {redact})
       : SessionLog.create({dir, cwd: root, model: options.model, redact});
-    const window = new SessionWindow({configured: options.contextWindow, compactAt: options.autoCompact, ...(options.windowFor ? {configuredFor: options.windowFor} : {})});
+    const window = new SessionWindow({configured: options.windowFor(options.model), compactAt: options.autoCompact, configuredFor: options.windowFor});
     return new SessionStore({root, data, dir, log, loaded, notices, instructions, window, redact});
   }
 

@@ -93,12 +93,12 @@ describe('resolveConfig', () => {
     await writeConfig(JSON.stringify({model: 'a', contextWindow: 16_384, contextWindows: {a: 8192}}));
     const file = await resolveConfig({flags: flags([]), env: env(), cwd: home});
     if (!file.ok) throw new Error(file.error);
-    expect(file.value.contextWindow).toBe(8192);
+    expect(windowFor(file.value.contextWindows, file.value.model)).toBe(8192);
     expect(windowFor(file.value.contextWindows, 'b')).toBe(16_384);
     expect(windowFor(file.value.contextWindows, 'toString')).toBe(16_384);
     const flagged = await resolveConfig({flags: flags(['--context-window', '4096']), env: env(), cwd: home});
     if (!flagged.ok) throw new Error(flagged.error);
-    expect([flagged.value.contextWindow, windowFor(flagged.value.contextWindows, 'a'), windowFor(flagged.value.contextWindows, 'b')]).toEqual([4096, 4096, 4096]);
+    expect([windowFor(flagged.value.contextWindows, 'a'), windowFor(flagged.value.contextWindows, 'b')]).toEqual([4096, 4096]);
   });
 
   test('a bad config file names the path and the field', async () => {
