@@ -39,6 +39,19 @@ async function resize(term: Terminal, width: number, height: number) {
   expect(await term.query('#{window_width}')).toBe(String(width));
 }
 
+/** The scrollback once it passes `check` and has stopped changing. */
+async function settledHistory(term: Terminal, check: (history: string) => boolean, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let previous = '';
+  for (;;) {
+    const history = await term.history();
+    if (history === previous && check(history)) return history;
+    if (Date.now() > deadline) throw new Error(`the scrollback did not settle; it ends with:\n${history.slice(-2000)}`);
+    previous = history;
+    await new Promise(resolve => setTimeout(resolve, 300));
+  }
+}
+
 describe('a resize in a real terminal', () => {
   test('three width changes after a 1,000-line answer: every line once, shell history kept, bytes bounded by the screen', async () => {
     const {term} = await start({
@@ -112,8 +125,9 @@ describe('a resize in a real terminal', () => {
     await term.type('/redraw');
     await term.waitForText('/redraw');
     await term.send('Enter');
-    await term.waitFor(screen => screen.includes('answer line 1000') && screen.includes(IDLE) && !screen.includes('/redraw'), {timeoutMs: 20_000});
-    const history = await term.history();
+    // The prompt empties at Enter, before the command runs: the screen alone cannot tell a
+    // finished redraw from one not yet begun, so wait on the scrollback (cleared, then reprinted).
+    const history = await settledHistory(term, text => count(text, SHELL_MARK) === 0 && text.includes('answer line 1000') && text.includes(IDLE));
     expect(count(history, `› ${PROMPT}`)).toBe(1);
     for (const line of ['answer line 0001 ', 'answer line 0500 ', 'answer line 1000 ']) expect(count(history, line)).toBe(1);
     expect(count(history, IDLE)).toBe(1);
