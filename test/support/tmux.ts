@@ -50,6 +50,12 @@ export type Terminal = {
   readonly press: (key: string, check: () => Promise<boolean>, unchanged: (screen: string) => boolean) => Promise<void>;
   /** The whole scrollback and screen, wrapped rows joined (`capture-pane -J -S -`). */
   readonly history: () => Promise<string>;
+  /**
+   * Runs `action` and resolves with the first match of `pattern` in the scrollback that was not
+   * there before it. An answer is told from the ones before by counting: a line already on screen
+   * never passes for the new one, however long the program takes to draw it.
+   */
+  readonly nextInHistory: (pattern: RegExp, action: () => Promise<void>, options?: {timeoutMs?: number}) => Promise<string>;
   /** Any other tmux command for the pane (`-t` is added), e.g. `resize-window -x 80`. */
   readonly tmux: (command: string, ...args: string[]) => Promise<string>;
   /** A tmux format for the pane, e.g. `#{cursor_flag}` or `#{pane_dead}`. */
@@ -71,9 +77,9 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
   const target = 'nib';
   const env = Object.entries(options.env).map(([key, value]) => `${key}=${value}`);
   // history-limit applies to panes created after it is set, so it goes first in the same server.
-  const history = options.historyLimit ? ['set-option', '-g', 'history-limit', String(options.historyLimit), ';'] : [];
+  const limit = options.historyLimit ? ['set-option', '-g', 'history-limit', String(options.historyLimit), ';'] : [];
   await tmux(socket, [
-    'start-server', ';', ...history,
+    'start-server', ';', ...limit,
     'new-session', '-d', '-s', target,
     '-x', String(options.width ?? 100), '-y', String(options.height ?? 30),
     '-c', options.cwd,
@@ -82,6 +88,7 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
   // Keep the pane after the program exits, so a test can read what it left behind.
   await tmux(socket, ['set-option', '-t', target, 'remain-on-exit', 'on']);
 
+  const history = () => tmux(socket, ['capture-pane', '-p', '-J', '-S', '-', '-t', target]);
   const capture = async ({colors = false} = {}) =>
     tmux(socket, ['capture-pane', '-p', '-t', target, ...(colors ? ['-e'] : [])]);
 
@@ -115,7 +122,19 @@ export async function startTerminal(options: TerminalOptions): Promise<Terminal>
         console.warn(`tmux: key ${key} was not taken, sending it again (attempt ${attempt + 1})`);
       }
     },
-    history: () => tmux(socket, ['capture-pane', '-p', '-J', '-S', '-', '-t', target]),
+    history,
+    nextInHistory: async (pattern, action, {timeoutMs = 10_000} = {}) => {
+      const all = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+      const matches = async () => (await history()).match(all) ?? [];
+      const seen = (await matches()).length;
+      await action();
+      for (const deadline = Date.now() + timeoutMs; ; ) {
+        const now = await matches();
+        if (now.length > seen) return now[seen]!;
+        if (Date.now() > deadline) throw new Error(`no new ${pattern} within ${timeoutMs} ms; the screen:\n${await capture()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     tmux: (command, ...args) => tmux(socket, [command, '-t', target, ...args]),
     query: async (format) => (await tmux(socket, ['display-message', '-p', '-t', target, format])).trim(),
     close: async () => {

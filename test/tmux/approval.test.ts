@@ -116,9 +116,10 @@ describe('approval in a real terminal', () => {
     }
     const screen = await term.waitForText(/Ignored \d+ keys typed before this prompt was ready/);
     expect(screen).toContain('Allow write?');
-    await expect(session.read('new.txt')).rejects.toThrow();
-    // A key pressed after a pause, at the prompt, is an answer.
+    // A key pressed after a pause, at the prompt, is an answer. Its hints show once no key has come
+    // for a while, so every key typed before has been read by then.
     await term.waitForText('Allow write? y yes');
+    await expect(session.read('new.txt')).rejects.toThrow();
     await term.send('n');
     await term.waitForText('Why not?');
     await term.send('Enter');

@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {describe, expect, test} from 'vitest';
 import {sse} from '../support/sse.js';
+import type {Terminal} from '../support/tmux.js';
 import {waitFor} from '../support/wait-for.js';
 import {everythingEntry, faultEntry, marker, processesWith} from '../support/mcp-servers.js';
 import {IDLE, nibPerTest} from './nib-session.js';
@@ -12,6 +13,12 @@ import {IDLE, nibPerTest} from './nib-session.js';
 // echo is approved with y and get-sum denied with a reason; nib exits and leaves no server behind.
 
 const start = nibPerTest();
+
+/** `/mcp` typed and sent: its answer is one line per server. */
+async function askMcp(term: Terminal) {
+  await term.type('/mcp');
+  await term.send('Enter');
+}
 
 describe('MCP in the TUI', () => {
   test('approve the project server, run echo (y), deny get-sum (n + reason), exit with nothing left running', async () => {
@@ -33,20 +40,10 @@ describe('MCP in the TUI', () => {
     // Its keys show once they count (keys typed before that answer nothing).
     await term.waitForText('y yes, remembered for this workspace');
     await term.press('y', async () => (await term.capture()).includes('Starting MCP servers: everything'), now => now.includes('Start them?'));
-    // Poll /mcp until the server is ready: the prompt never waits for it. Each answer is told from
-    // the ones before by counting them in the whole history, so an old line never passes for it.
-    const answers = async () => (await term.history()).match(/[●…] everything {2}(?:ready|connecting)[^\n]*/g) ?? [];
+    // Poll /mcp until the server is ready: the prompt never waits for it.
     for (let attempt = 0; ; attempt++) {
-      const seen = (await answers()).length;
-      await term.type('/mcp');
-      await term.send('Enter');
-      let latest: string[] = [];
-      for (const deadline = Date.now() + 10_000; latest.length <= seen; ) {
-        if (Date.now() > deadline) throw new Error(`/mcp did not answer:\n${await term.capture()}`);
-        await new Promise(resolve => setTimeout(resolve, 50));
-        latest = await answers();
-      }
-      if (/● everything {2}ready · \d+ tools/.test(latest.at(-1)!)) break;
+      const answer = await term.nextInHistory(/[●…✗] everything {2}[^\n]*/, () => askMcp(term));
+      if (/● everything {2}ready · \d+ tools/.test(answer)) break;
       if (attempt > 20) throw new Error(`everything never became ready:\n${await term.capture()}`);
       await new Promise(resolve => setTimeout(resolve, 250));
     }
@@ -118,11 +115,9 @@ describe('MCP in the TUI', () => {
       const {term, server} = session;
       await term.waitForText(IDLE);
       for (let attempt = 0; ; attempt++) {
-        await term.type('/mcp');
-        await term.send('Enter');
-        const screen = await term.waitForText(/[●…✗] fault {2}/);
-        if (/● fault {2}ready/.test(screen)) break;
-        if (attempt > 20) throw new Error(`fault never became ready:\n${screen}`);
+        const answer = await term.nextInHistory(/[●…✗] fault {2}[^\n]*/, () => askMcp(term));
+        if (/● fault {2}ready/.test(answer)) break;
+        if (attempt > 20) throw new Error(`fault never became ready:\n${await term.capture()}`);
         await new Promise(resolve => setTimeout(resolve, 250));
       }
       await term.type('wait forever');

@@ -72,10 +72,11 @@ describe('at the prompt, in a real terminal', () => {
     await term.type('/rev');
     await term.waitForText('/review FILE  review one file');
     await term.send('Tab');
-    // The completed line is a fresh input, whose key listener attaches a frame after it is drawn.
+    // The completed line is a fresh input, whose key listener attaches a frame after it is drawn:
+    // its first key is sent again until it shows.
     await term.waitFor(screen => screen.includes('› /review') && !screen.includes('review one file'));
-    await new Promise(resolve => setTimeout(resolve, 150));
-    await term.type('src/a.ts errors');
+    await term.press('s', async () => (await term.capture()).includes('› /review s'), screen => !screen.includes('› /review s'));
+    await term.type('rc/a.ts errors');
     await term.waitForText('› /review src/a.ts errors');
     await term.send('Enter');
     await term.waitForText('Reviewed.');

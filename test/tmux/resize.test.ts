@@ -1,3 +1,4 @@
+import {existsSync, statSync} from 'node:fs';
 import {mkdtemp, readFile, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -24,8 +25,18 @@ afterAll(async () => {
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
-/** Resizes and waits until the screen stops changing with the prompt on it. */
-async function resize(term: Terminal, width: number, height: number) {
+/**
+ * Resizes and waits for the screen to settle with the prompt on it. tmux reflows the old screen at
+ * once, prompt included, so a quiet screen alone could be nib not yet redrawn on a loaded machine:
+ * once nib has written (`log`, a pipe-pane file, grows; tmux's reflow writes nothing there) a short
+ * quiet spell is enough, and a resize that needs no redraw (a widening nothing on screen depends
+ * on) gets a long one. Without `log`, a pipe is opened for the resize.
+ */
+async function resize(term: Terminal, width: number, height: number, log?: string) {
+  const file = log ?? join(scratch, `resize-${width}x${height}-${Date.now()}.out`);
+  if (!log) await term.tmux('pipe-pane', '-o', `cat >> ${file}`);
+  const written = () => (existsSync(file) ? statSync(file).size : 0);
+  const before = written();
   await term.tmux('resize-window', '-x', String(width), '-y', String(height));
   let previous = '';
   let sameSince = Date.now();
@@ -34,8 +45,10 @@ async function resize(term: Terminal, width: number, height: number) {
       previous = screen;
       sameSince = Date.now();
     }
-    return screen.includes(IDLE) && Date.now() - sameSince > 400;
+    const quiet = Date.now() - sameSince;
+    return screen.includes(IDLE) && quiet > (written() > before ? 400 : 1500);
   });
+  if (!log) await term.tmux('pipe-pane');
   expect(await term.query('#{window_width}')).toBe(String(width));
 }
 
@@ -66,9 +79,9 @@ describe('a resize in a real terminal', () => {
 
     const log = join(scratch, 'pane.out');
     await term.tmux('pipe-pane', '-o', `cat >> ${log}`);
-    await resize(term, 80, 40);
-    await resize(term, 100, 40);
-    await resize(term, 120, 40);
+    await resize(term, 80, 40, log);
+    await resize(term, 100, 40, log);
+    await resize(term, 120, 40, log);
     await term.tmux('pipe-pane');
     const written = (await stat(log)).size;
     console.log(`bytes written to the terminal for three resizes: ${written}`);
