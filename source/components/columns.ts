@@ -7,10 +7,11 @@ import {graphemes} from '../core/graphemes.js';
  * cut here is the row Ink draws. Pure.
  */
 
-const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
+/** Text of printable ASCII only: one column a character, measured without string-width. */
+export const isPrintableAscii = (text: string): boolean => /^[\x20-\x7E]*$/.test(text);
 
 export function textWidth(text: string): number {
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  return isPrintableAscii(text) ? text.length : stringWidth(text);
 }
 
 /** `text` cut to `width` columns, with `…` when something was cut; never inside a character. */

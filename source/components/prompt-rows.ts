@@ -1,5 +1,6 @@
 import stringWidth from 'string-width';
 import {graphemes, nextBoundary} from '../core/graphemes.js';
+import {isPrintableAscii} from './columns.js';
 
 /**
  * How a prompt takes the screen's rows, and how one too tall for the screen is shown. Pure. The
@@ -28,11 +29,10 @@ export function promptRows(value: string, width: number, limit = Number.POSITIVE
     let used = 0;
     // A line too short to wrap (no character takes more than two columns, a tab two) is one row,
     // and ASCII is one column a character: both are cut without measuring.
-    if (line.length * 2 <= room) {
-      // One row.
-    } else if (/^[\x20-\x7E]*$/.test(line)) {
+    const wraps = line.length * 2 > room;
+    if (wraps && isPrintableAscii(line)) {
       for (; lineEnd - start > room && rows.length < limit; start += room) rows.push({start, end: start + room, lineStart: start === lineStartAt, firstLine: lineStartAt === 0});
-    } else {
+    } else if (wraps) {
       for (const {segment, index} of graphemes(line)) {
         if (rows.length >= limit) break;
         const width = segment === '\t' ? 2 : stringWidth(segment);

@@ -49,8 +49,6 @@ export type AccumulatorOptions = {
   tools?: readonly ToolDefinition[];
 };
 
-
-
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
   const makeId = options.makeId ?? ((position: number) => `call_${position}`);
   const text: string[] = [];

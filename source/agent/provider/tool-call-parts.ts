@@ -15,8 +15,6 @@ export type CallAssembler = {
   finish: (makeId: (position: number) => string) => ToolCall[];
 };
 
-
-
 type PendingCall = {
   id: string;
   name: string;

@@ -1,4 +1,5 @@
 import type {Message} from '../../core/messages.js';
+import {firstLine} from '../../core/text.js';
 import type {ToolContext} from '../../core/tool.js';
 import {expandMentions, type Attachment} from '../mentions.js';
 import {withUserCommandNotes} from '../user-command.js';
@@ -75,6 +76,6 @@ export class PromptExtras {
 /** `src/a.ts`, `docs/ (listing)`, or `a.png (unreadable: a.png looks like a binary file)`: what went to the model, as one name. */
 function attachedName(attachment: Attachment): string {
   // The reason's first clause: "logo.png looks like a binary file (it contains NUL bytes); …".
-  if (attachment.isError) return `${attachment.path} (unreadable: ${attachment.content.split('\n', 1)[0]!.split(/ \(|;/, 1)[0]!.replace(/\.$/, '').slice(0, 80)})`;
+  if (attachment.isError) return `${attachment.path} (unreadable: ${firstLine(attachment.content, 80).split(/ \(|;/, 1)[0]!.replace(/\.$/, '')})`;
   return attachment.kind === 'directory' ? `${attachment.path.replace(/\/?$/, '/')} (listing)` : attachment.path;
 }
