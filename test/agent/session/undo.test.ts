@@ -25,6 +25,9 @@ afterEach(async () => {
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
+/** The server's two answers for a turn that writes one file: the call, then the closing text. */
+const writeTurn = (path: string, content: string, answer = 'ok') => [sse.toolCall('write', {path, content}), sse.text(answer)];
+
 async function openSession() {
   const {session} = await openTestSession(sandbox, ['--base-url', server!.url, '--approval-mode', 'yolo']);
   return session;
@@ -92,12 +95,7 @@ test('/undo after a turn that edited a file, created one and rm-ed a third with 
 
 test('/undo warns about a file the person changed after the turn; /diff shows the whole session', async () => {
   await writeFile(join(root, 'a.txt'), 'original\n');
-  server = await startOpenAiServer([
-    sse.toolCall('write', {path: 'a.txt', content: 'by the agent\n'}),
-    sse.text('ok'),
-    sse.toolCall('write', {path: 'b.txt', content: 'second turn\n'}),
-    sse.text('ok'),
-  ]);
+  server = await startOpenAiServer([...writeTurn('a.txt', 'by the agent\n'), ...writeTurn('b.txt', 'second turn\n')]);
   const session = await openSession();
   await turn(session, 'first');
   await turn(session, 'second');
@@ -119,7 +117,7 @@ test('/undo warns about a file the person changed after the turn; /diff shows th
 
 test('a turn that only answers takes no snapshot: an edit the person made before it is still theirs to /undo', async () => {
   await writeFile(join(root, 'a.txt'), 'original\n');
-  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'by the agent\n'}), sse.text('ok'), sse.text('just an answer')]);
+  server = await startOpenAiServer([...writeTurn('a.txt', 'by the agent\n'), sse.text('just an answer')]);
   const session = await openSession();
   await turn(session, 'write it');
   await writeFile(join(root, 'a.txt'), 'the person edited this\n');
@@ -133,7 +131,7 @@ test('a turn that only answers takes no snapshot: an edit the person made before
 });
 
 test('/undo N of a turn that changed nothing goes back to before the first later turn that did', async () => {
-  server = await startOpenAiServer([sse.text('just an answer'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  server = await startOpenAiServer([sse.text('just an answer'), ...writeTurn('b.txt', 'b\n')]);
   const session = await openSession();
   await turn(session, 'a question');
   await turn(session, 'write b');
@@ -146,12 +144,7 @@ test('/undo N of a turn that changed nothing goes back to before the first later
 });
 
 test('a turn whose write was refused (plan mode) or declined takes no snapshot: /undo still goes back to the last change', async () => {
-  server = await startOpenAiServer([
-    sse.toolCall('write', {path: 'a.txt', content: 'a\n'}),
-    sse.text('ok'),
-    sse.toolCall('write', {path: 'b.txt', content: 'b\n'}),
-    sse.text('refused'),
-  ]);
+  server = await startOpenAiServer([...writeTurn('a.txt', 'a\n'), ...writeTurn('b.txt', 'b\n', 'refused')]);
   const session = await openSession();
   await turn(session, 'write a');
   session.setMode('plan');
@@ -166,7 +159,7 @@ test('a turn that changed files with no snapshot stops /undo N and /rewind from 
   // Print mode in ask takes no snapshots; a permission rule lets the command run all the same.
   await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
   await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({permissions: {allow: ['bash(touch made.txt)']}}));
-  server = await startOpenAiServer([sse.toolCall('bash', {command: 'touch made.txt'}), sse.text('ok'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  server = await startOpenAiServer([sse.toolCall('bash', {command: 'touch made.txt'}), sse.text('ok'), ...writeTurn('b.txt', 'b\n')]);
   const printed = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'ask'], {canAsk: false});
   await printed.session.prompt('make it');
   await printed.session.close();
@@ -185,7 +178,7 @@ test('a turn that changed files with no snapshot stops /undo N and /rewind from 
 });
 
 test('a failed snapshot marks its turn: /undo N of it says so instead of undoing the next turn', async () => {
-  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok'), sse.toolCall('write', {path: 'b.txt', content: 'b\n'}), sse.text('ok')]);
+  server = await startOpenAiServer([...writeTurn('a.txt', 'a\n'), ...writeTurn('b.txt', 'b\n')]);
   const take = Snapshots.prototype.take;
   let calls = 0;
   vi.spyOn(Snapshots.prototype, 'take').mockImplementation(async function (this: Snapshots, label: string) {
@@ -213,13 +206,7 @@ test('a PreToolUse hook that changes a file comes after the undo point, even on 
 });
 
 test('after a conversation-only /rewind, the files of before an earlier turn that changed nothing can still come back', async () => {
-  server = await startOpenAiServer([
-    sse.text('just an answer'),
-    sse.toolCall('write', {path: 'a.txt', content: 'a\n'}),
-    sse.text('ok'),
-    sse.toolCall('write', {path: 'b.txt', content: 'b\n'}),
-    sse.text('ok'),
-  ]);
+  server = await startOpenAiServer([sse.text('just an answer'), ...writeTurn('a.txt', 'a\n'), ...writeTurn('b.txt', 'b\n')]);
   const session = await openSession();
   await turn(session, 'a question');
   await turn(session, 'write a');
@@ -239,7 +226,7 @@ test('after a conversation-only /rewind, the files of before an earlier turn tha
 test('print mode in ask with a Stop hook: a question-only turn does not stand in the way of /undo', async () => {
   await mkdir(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib'), {recursive: true});
   await writeFile(join(sandbox.env['XDG_CONFIG_HOME']!, 'nib', 'config.json'), JSON.stringify({hooks: {Stop: [{hooks: [{type: 'command', command: 'true'}]}]}}));
-  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok'), sse.text('an answer')]);
+  server = await startOpenAiServer([...writeTurn('a.txt', 'a\n'), sse.text('an answer')]);
   const first = await openSession();
   await turn(first, 'write a');
   await first.close();
@@ -254,7 +241,7 @@ test('print mode in ask with a Stop hook: a question-only turn does not stand in
 
 test('without git, /undo and /diff say git is what is missing', async () => {
   vi.spyOn(Snapshots, 'open').mockResolvedValue({ok: false, error: {code: 'no-git', message: 'Undo needs git on the PATH.'}} as never);
-  server = await startOpenAiServer([sse.toolCall('write', {path: 'a.txt', content: 'a\n'}), sse.text('ok')]);
+  server = await startOpenAiServer(writeTurn('a.txt', 'a\n'));
   const session = await openSession();
   try {
     await turn(session, 'write a');
@@ -322,7 +309,7 @@ describe('the undo point taken before the first change', () => {
   });
 
   test('/rewind offers the files of a turn that has just ended', async () => {
-    server = await startOpenAiServer([sse.toolCall('write', {path: 'n.txt', content: 'n\n'}), sse.text('Hi.')]);
+    server = await startOpenAiServer(writeTurn('n.txt', 'n\n', 'Hi.'));
     slowSnapshots();
     const session = await openSession();
     await session.prompt('hello');
@@ -331,7 +318,7 @@ describe('the undo point taken before the first change', () => {
   });
 
   test('a failed undo point is said with the turn, also in print mode', async () => {
-    server = await startOpenAiServer([sse.toolCall('write', {path: 'n.txt', content: 'n\n'}), sse.text('Hi.')]);
+    server = await startOpenAiServer(writeTurn('n.txt', 'n\n', 'Hi.'));
     slowSnapshots({fail: true});
     const {session} = await openTestSession(sandbox, ['--base-url', server.url, '--approval-mode', 'yolo'], {canAsk: false});
     const notices: string[] = [];
